@@ -1,0 +1,49 @@
+# kafkito: the two commands are `make run` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 9092
+DATA   ?= ./data
+PYTEST_ARGS ?=
+
+.PHONY: install install-dev install-clients run test lint bench compat pipeline clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+install: $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+
+install-dev: $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+
+# Test clients that do not come from PyPI: kcat from Debian, KafkaJS from npm.
+install-clients:
+	@command -v kcat >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = "0" ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq kcat >/dev/null; }
+	@if [ -f tests/compat/node/package.json ]; then \
+	  cd tests/compat/node && npm install --silent --no-audit --no-fund >/dev/null; fi
+
+run: install
+	$(BIN)/kafkito serve --host $(HOST) --port $(PORT) --data-dir $(DATA)
+
+test: install-dev install-clients
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+compat: install-dev install-clients
+	$(BIN)/python -m pytest tests/compat $(PYTEST_ARGS)
+
+lint: install-dev
+	$(BIN)/ruff check protocol purgatory broker tests bench
+	$(BIN)/mypy protocol purgatory broker
+
+bench: install-dev
+	$(BIN)/python bench/startup.py
+	$(BIN)/python bench/purgatory.py
+	$(BIN)/python bench/coordinator.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

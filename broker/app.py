@@ -1,0 +1,126 @@
+"""The Broker: owns config, listener, topics, coordinator and timers; started and stopped in one place."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import signal
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import structlog
+
+from broker.config import Config
+from broker.topics import MemoryTopics, TopicInfo, TopicRegistry
+
+if TYPE_CHECKING:
+    from broker.server import KafkaConnection
+
+log = structlog.get_logger("kafkito.broker")
+
+
+def _read_meta(path: Path) -> dict[str, str]:
+    meta: dict[str, str] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if "=" in line and not line.startswith("#"):
+                k, v = line.split("=", 1)
+                meta[k.strip()] = v.strip()
+    return meta
+
+
+def _new_cluster_id() -> str:
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+
+
+class Broker:
+    """One kafkito broker. `await start()`, then `await stop()`; `serve()` runs until a signal."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.connections: set[KafkaConnection] = set()
+        self.topics: TopicRegistry = MemoryTopics()
+        self.cluster_id = config.cluster_id or ""
+        self._server: asyncio.base_events.Server | None = None
+        self._bound: tuple[str, int] | None = None
+        self._stopped: asyncio.Event | None = None  # created by start(), inside the loop
+
+    # identity ------------------------------------------------------------------
+    @property
+    def bound_port(self) -> int:
+        if self._bound is None:
+            raise RuntimeError("broker not started")
+        return self._bound[1]
+
+    @property
+    def advertised(self) -> tuple[str, int]:
+        host = self.config.advertised_host or self.config.host
+        if host in ("0.0.0.0", "", "::"):
+            host = "127.0.0.1"
+        port = self.config.advertised_port or (self._bound[1] if self._bound else self.config.port)
+        return host, port
+
+    def _load_identity(self) -> None:
+        data_dir = self.config.data_dir
+        data_dir.mkdir(parents=True, exist_ok=True)
+        meta_path = data_dir / "meta.properties"
+        meta = _read_meta(meta_path)
+        stored = meta.get("cluster.id")
+        if self.config.cluster_id and stored and stored != self.config.cluster_id:
+            raise RuntimeError(f"{meta_path} belongs to cluster {stored}, not {self.config.cluster_id}")
+        self.cluster_id = self.config.cluster_id or stored or _new_cluster_id()
+        if stored != self.cluster_id:
+            tmp = meta_path.with_suffix(".tmp")
+            tmp.write_text(f"version=1\ncluster.id={self.cluster_id}\nnode.id={self.config.node_id}\n")
+            tmp.replace(meta_path)
+
+    # topics ----------------------------------------------------------------------
+    def auto_create_topic(self, name: str) -> TopicInfo:
+        info = self.topics.create(name, self.config.num_partitions)
+        log.info("topic.auto_created", topic=name, partitions=info.partitions)
+        return info
+
+    # lifecycle -------------------------------------------------------------------
+    async def start(self) -> None:
+        from broker.server import KafkaConnection
+
+        self._load_identity()
+        loop = asyncio.get_running_loop()
+        self._stopped = asyncio.Event()
+        self._server = await loop.create_server(
+            lambda: KafkaConnection(self), self.config.host, self.config.port, reuse_address=True
+        )
+        sock = self._server.sockets[0].getsockname()
+        self._bound = (sock[0], sock[1])
+        log.info(
+            "broker.started",
+            host=sock[0],
+            port=sock[1],
+            advertised="%s:%d" % self.advertised,
+            cluster_id=self.cluster_id,
+            data_dir=str(self.config.data_dir),
+        )
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            for conn in list(self.connections):
+                conn.close()
+            await self._server.wait_closed()
+            self._server = None
+        if self._stopped is not None:
+            self._stopped.set()
+        log.info("broker.stopped")
+
+    def request_stop(self) -> None:
+        asyncio.get_running_loop().create_task(self.stop())
+
+    async def serve(self) -> None:
+        """Start, run until SIGINT/SIGTERM, stop gracefully."""
+        await self.start()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, self.request_stop)
+        assert self._stopped is not None
+        await self._stopped.wait()

@@ -1,0 +1,82 @@
+"""The `kafkito` command: `kafkito serve --host H --port P --data-dir DIR [--set k=v ...]`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+
+from broker.config import Config, ConfigError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kafkito", description="A Kafka-wire-compatible broker in Python.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the broker")
+    serve.add_argument("--config", metavar="FILE", help="a server.properties file")
+    serve.add_argument("--host", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port to bind (default 9092; 0 picks a free one)")
+    serve.add_argument("--data-dir", help="where logs and offsets live (log.dirs, default ./data)")
+    serve.add_argument("--advertised-host", help="host clients are told to connect to")
+    serve.add_argument("--advertised-port", type=int, help="port clients are told to connect to")
+    serve.add_argument(
+        "--set", action="append", default=[], metavar="NAME=VALUE", help="any broker property, repeatable"
+    )
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument("--log-format", default="auto", choices=["auto", "console", "json"])
+    return parser
+
+
+def build_config(args: argparse.Namespace) -> Config:
+    config = Config()
+    if args.config:
+        config.load_properties(args.config)
+    for item in args.set:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--set expects NAME=VALUE, got {item!r}")
+        config.set(name, value)
+    if args.host is not None:
+        config.host = args.host
+    if args.port is not None:
+        config.port = args.port
+    if args.data_dir is not None:
+        config.log_dirs = args.data_dir
+    if args.advertised_host is not None:
+        config.advertised_host = args.advertised_host
+    if args.advertised_port is not None:
+        config.advertised_port = args.advertised_port
+    return config
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from broker.logs import configure_logging
+
+    configure_logging(args.log_level, args.log_format)
+    try:
+        config = build_config(args)
+    except (ConfigError, OSError) as exc:
+        print(f"kafkito: {exc}", file=sys.stderr)
+        return 2
+    from broker.app import Broker
+
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - uvloop is optional off Linux/macOS
+        runner = asyncio.run
+    else:
+        runner = uvloop.run
+    runner(Broker(config).serve())
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "serve":
+        return _run_serve(args)
+    return 2  # pragma: no cover - argparse rejects unknown commands
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,30 @@
+"""What a handler is given for one request: the broker, the parsed header and the peer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from protocol.codec import RequestHeader, build_response
+
+if TYPE_CHECKING:
+    from broker.app import Broker
+
+
+@dataclass(slots=True)
+class RequestContext:
+    broker: Broker
+    header: RequestHeader
+    peer_host: str
+
+    @property
+    def version(self) -> int:
+        return self.header.api_version
+
+    @property
+    def client_id(self) -> str:
+        return self.header.client_id or ""
+
+    def response(self, **fields: Any) -> Any:
+        """Build this request's response (same API and version) from plain values."""
+        return build_response(self.header.api_key, self.header.api_version, **fields)

@@ -1,0 +1,24 @@
+"""The one registry of API handlers: dispatch and ApiVersions both read it. Add a module here to add an API."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import cast
+
+from broker.handlers import (
+    api_versions,
+    metadata,
+)
+from broker.handlers.registry import Handler
+
+_MODULES: list[ModuleType] = [
+    api_versions,
+    metadata,
+]
+
+HANDLERS: dict[int, Handler] = {m.API_KEY: cast(Handler, m) for m in _MODULES}
+
+
+def supported_versions() -> list[tuple[int, int, int]]:
+    """(api_key, min_version, max_version) for every API this broker answers, by key."""
+    return [(key, h.VERSIONS[0], h.VERSIONS[1]) for key, h in sorted(HANDLERS.items())]

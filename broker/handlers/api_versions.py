@@ -1,0 +1,39 @@
+"""ApiVersions (18): the versions of every API this broker answers, from the handler registry.
+
+v1 adds throttle_time_ms; v3 is flexible and carries the client's software name/version; v4 no change.
+A request of a version we do not know is answered by dispatch as v0 with UNSUPPORTED_VERSION (KIP-511).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from broker.context import RequestContext
+from protocol.errors import ErrorCode
+
+API_KEY = 18
+VERSIONS = (0, 4)
+
+
+def api_keys() -> list[dict[str, int]]:
+    from broker.handlers import supported_versions
+
+    return [dict(api_key=k, min_version=lo, max_version=hi) for k, lo, hi in supported_versions()]
+
+
+def handle(ctx: RequestContext, request: Any) -> Any:
+    error = ErrorCode.NONE
+    if ctx.version >= 3:
+        name = request.client_software_name or ""
+        ver = request.client_software_version or ""
+        if not (_valid_software(name) and _valid_software(ver)):
+            error = ErrorCode.INVALID_REQUEST
+    return ctx.response(error_code=error, api_keys=api_keys(), throttle_time_ms=0)
+
+
+def _valid_software(value: str) -> bool:
+    # Kafka: [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?
+    if not value:
+        return False
+    ok = all(c.isascii() and (c.isalnum() or c in "-.") for c in value)
+    return ok and value[0].isalnum() and value[-1].isalnum()

@@ -1,0 +1,89 @@
+"""Metadata (3): brokers, cluster id, controller and topics with their partitions.
+
+v1 adds rack, controller id, is_internal and null = all topics; v2 cluster id; v3 throttle time;
+v4 allow_auto_topic_creation; v5 offline replicas; v7 leader epoch; v8 authorized operations;
+v9 flexible; v10 topic ids; v11 drops cluster authorized operations; v12 null topic names (by id).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from broker.context import RequestContext
+from broker.topics import TopicInfo, validate_topic_name
+from protocol.errors import ErrorCode, KafkaError
+
+API_KEY = 3
+VERSIONS = (0, 12)
+
+OFFSETS_TOPIC = "__consumer_offsets"
+
+
+def _topic_entry(info: TopicInfo, node_id: int) -> dict[str, Any]:
+    nodes = [node_id]
+    return dict(
+        error_code=ErrorCode.NONE,
+        name=info.name,
+        topic_id=info.topic_id,
+        is_internal=info.internal,
+        partitions=[
+            dict(
+                error_code=ErrorCode.NONE,
+                partition_index=p,
+                leader_id=node_id,
+                leader_epoch=0,
+                replica_nodes=nodes,
+                isr_nodes=nodes,
+                offline_replicas=[],
+            )
+            for p in range(info.partitions)
+        ],
+    )
+
+
+def _error_entry(name: str | None, code: ErrorCode, topic_id: Any = None) -> dict[str, Any]:
+    return dict(error_code=code, name=name, topic_id=topic_id, is_internal=False, partitions=[])
+
+
+def handle(ctx: RequestContext, request: Any) -> Any:
+    broker = ctx.broker
+    config = broker.config
+    node_id = config.node_id
+    host, port = broker.advertised
+    topics = broker.topics
+    wanted = request.topics
+    if ctx.version == 0 and not wanted:
+        wanted = None  # v0: an empty list means every topic
+    entries: list[dict[str, Any]] = []
+    if wanted is None:
+        entries = [_topic_entry(t, node_id) for t in topics.all() if t.name != OFFSETS_TOPIC]
+    else:
+        allow_auto = config.auto_create_topics_enable and (ctx.version < 4 or request.allow_auto_topic_creation)
+        for t in wanted:
+            name = t.name
+            if name is None:
+                info = next((i for i in topics.all() if i.topic_id == t.topic_id), None)
+                if info is None:
+                    entries.append(_error_entry(None, ErrorCode.UNKNOWN_TOPIC_ID, t.topic_id))
+                else:
+                    entries.append(_topic_entry(info, node_id))
+                continue
+            info = topics.get(name)
+            if info is None:
+                try:
+                    validate_topic_name(name)
+                except KafkaError as exc:
+                    entries.append(_error_entry(name, exc.code))
+                    continue
+                if not allow_auto or name == OFFSETS_TOPIC:
+                    entries.append(_error_entry(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
+                    continue
+                info = broker.auto_create_topic(name)
+            entries.append(_topic_entry(info, node_id))
+    return ctx.response(
+        throttle_time_ms=0,
+        brokers=[dict(node_id=node_id, host=host, port=port, rack=None)],
+        cluster_id=broker.cluster_id,
+        controller_id=node_id,
+        topics=entries,
+    )
