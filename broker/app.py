@@ -97,7 +97,7 @@ class Broker:
             "broker.started",
             host=sock[0],
             port=sock[1],
-            advertised="%s:%d" % self.advertised,
+            advertised="{}:{}".format(*self.advertised),
             cluster_id=self.cluster_id,
             data_dir=str(self.config.data_dir),
         )

@@ -54,7 +54,10 @@ def dispatch(broker: Broker, frame: bytes, peer_host: str) -> Reply | Awaitable[
         if api_key == API_VERSIONS_KEY:
             # KIP-511: answer with v0 and our ranges so the client can downgrade.
             response = build_response(
-                API_VERSIONS_KEY, 0, error_code=ErrorCode.UNSUPPORTED_VERSION, api_keys=api_versions.api_keys()
+                API_VERSIONS_KEY,
+                0,
+                error_code=ErrorCode.UNSUPPORTED_VERSION,
+                api_keys=api_versions.api_keys(),
             )
             return encode_response(response, correlation_id)
         raise CloseConnection(f"unsupported version {api_version} of api key {api_key} (supported {lo}-{hi})")

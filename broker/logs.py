@@ -14,11 +14,9 @@ def configure_logging(level: str = "info", fmt: str = "auto") -> None:
     """Configure structlog once for the process. `fmt` is `console`, `json` or `auto` (console on a TTY)."""
     if fmt == "auto":
         fmt = "console" if sys.stderr.isatty() else "json"
-    renderer: structlog.typing.Processor
-    if fmt == "console":
-        renderer = structlog.dev.ConsoleRenderer()
-    else:
-        renderer = structlog.processors.JSONRenderer()
+    renderer: structlog.typing.Processor = (
+        structlog.dev.ConsoleRenderer() if fmt == "console" else structlog.processors.JSONRenderer()
+    )
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,

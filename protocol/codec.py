@@ -124,7 +124,9 @@ def decode_request(frame: bytes, header: RequestHeader) -> Any:
     cls = request_class(header.api_key, header.api_version)
     try:
         return cls.decode(memoryview(frame)[header.body_offset :], version=header.api_version)
-    except Exception as exc:  # kafka-python raises IndexError, ValueError, struct.error, UnicodeDecodeError...
+    except (
+        Exception
+    ) as exc:  # kafka-python raises IndexError, ValueError, struct.error, UnicodeDecodeError...
         raise MalformedRequest(f"cannot decode {cls.__name__}: {exc.__class__.__name__}: {exc}") from exc
 
 

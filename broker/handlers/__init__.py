@@ -1,4 +1,4 @@
-"""The one registry of API handlers: dispatch and ApiVersions both read it. Add a module here to add an API."""
+"""The one registry of API handlers: dispatch and ApiVersions read it. Add a module here to add an API."""
 
 from __future__ import annotations
 

@@ -58,7 +58,9 @@ def handle(ctx: RequestContext, request: Any) -> Any:
     if wanted is None:
         entries = [_topic_entry(t, node_id) for t in topics.all() if t.name != OFFSETS_TOPIC]
     else:
-        allow_auto = config.auto_create_topics_enable and (ctx.version < 4 or request.allow_auto_topic_creation)
+        allow_auto = config.auto_create_topics_enable and (
+            ctx.version < 4 or request.allow_auto_topic_creation
+        )
         for t in wanted:
             name = t.name
             if name is None:

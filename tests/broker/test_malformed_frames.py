@@ -1,0 +1,104 @@
+"""Bad input closes only the offending connection; unsupported versions are answered as Kafka does."""
+
+from __future__ import annotations
+
+import inspect
+import struct
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from broker.app import Broker
+from broker.config import Config
+from broker.dispatch import CloseConnection, dispatch
+from broker.handlers import supported_versions
+from protocol.codec import REQUESTS, RESPONSES
+from protocol.errors import ErrorCode
+from tests.protocol.strategies import request_of
+from tests.support.brokers import ThreadBroker
+from tests.support.wire import WireClient
+
+SUPPORTED = [(key, v) for key, lo, hi in supported_versions() for v in range(lo, hi + 1)]
+
+
+@pytest.fixture(scope="module")
+def offline_broker(tmp_path_factory: pytest.TempPathFactory) -> Broker:
+    return Broker(Config(log_dirs=str(tmp_path_factory.mktemp("offline"))))
+
+
+def _answer_or_close(broker: Broker, frame: bytes) -> None:
+    try:
+        reply = dispatch(broker, frame, "fuzz")
+    except CloseConnection:
+        return
+    if inspect.isawaitable(reply):
+        reply.close()  # type: ignore[attr-defined]
+    else:
+        assert reply is None or isinstance(reply, bytes)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.binary(max_size=64) | st.builds(lambda k, v, rest: struct.pack(">hh", k, v) + rest,
+       st.sampled_from([k for k, _ in SUPPORTED]), st.integers(-2, 20), st.binary(max_size=64)))  # fmt: skip
+def test_random_frames_are_answered_or_close_the_connection(offline_broker: Broker, frame: bytes) -> None:
+    _answer_or_close(offline_broker, frame)
+
+
+@st.composite
+def truncated_requests(draw: st.DrawFn) -> bytes:
+    key, version = draw(st.sampled_from(SUPPORTED))
+    request = draw(request_of(REQUESTS[key], version))
+    request.with_header(correlation_id=1, client_id="fuzz")
+    body = bytes(request.encode(header=True, framed=False))
+    return body[: draw(st.integers(0, len(body)))]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(truncated_requests())
+def test_truncated_requests_are_answered_or_close_the_connection(
+    offline_broker: Broker, frame: bytes
+) -> None:
+    _answer_or_close(offline_broker, frame)
+
+
+def test_garbage_closes_only_that_connection(broker: ThreadBroker) -> None:
+    bad_frames = [
+        struct.pack(">i", -5),  # negative size
+        struct.pack(">i", 200 * 1024 * 1024),  # over socket.request.max.bytes, rejected before reading a body
+        struct.pack(">ihhi", 8, 9999, 0, 1),  # unknown api key
+        struct.pack(">ihhih", 12, 3, 12, 7, 50) + b"xx",  # Metadata v12 whose client id runs off the frame
+    ]
+    with WireClient(broker.bootstrap) as healthy:
+        for frame in bad_frames:
+            with WireClient(broker.bootstrap) as bad:
+                bad.send_raw(frame)
+                assert bad.is_closed_by_peer()
+            response = healthy.request(18, 3, client_software_name="t", client_software_version="1")
+            assert response.error_code == ErrorCode.NONE
+
+
+def test_api_versions_of_unknown_version_answers_v0_with_our_ranges(broker: ThreadBroker) -> None:
+    with WireClient(broker.bootstrap) as client:
+        client.send_raw(struct.pack(">ihhih", 10, 18, 99, 42, 0))
+        frame = client.recv_frame()
+        assert frame is not None
+        response = RESPONSES[18].decode(frame, version=0, header=True)
+        assert response.header.correlation_id == 42
+        assert response.error_code == ErrorCode.UNSUPPORTED_VERSION
+        ranges = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
+        assert ranges[18] == (0, 4) and ranges[3] == (0, 12)
+
+
+def test_other_api_at_unsupported_version_closes_the_connection(broker: ThreadBroker) -> None:
+    with WireClient(broker.bootstrap) as client:
+        client.send_raw(struct.pack(">ihhih", 10, 3, 13, 1, 0))  # Metadata v13 (we answer up to v12)
+        assert client.is_closed_by_peer()
+
+
+def test_requests_on_one_connection_are_answered_in_order(broker: ThreadBroker, tmp_path: Path) -> None:
+    with WireClient(broker.bootstrap) as client:
+        sent = [client.send(3, 12, topics=None, allow_auto_topic_creation=False) for _ in range(50)]
+        got = [client.recv(3, 12).header.correlation_id for _ in sent]
+    assert got == sent

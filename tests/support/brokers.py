@@ -1,0 +1,168 @@
+"""Running real kafkito brokers for tests: in a background thread, or as a separate process."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, TypeVar
+
+from broker.app import Broker
+from broker.config import Config
+
+T = TypeVar("T")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(host: str, port: int, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"nothing listens on {host}:{port}") from None
+            time.sleep(0.02)
+
+
+class ThreadBroker:
+    """A Broker running on its own event loop in a daemon thread of the test process."""
+
+    def __init__(self, config: Config, use_uvloop: bool = True) -> None:
+        self.config = config
+        self._use_uvloop = use_uvloop
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.broker: Broker | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> ThreadBroker:
+        started: Future[None] = Future()
+
+        def run() -> None:
+            if self._use_uvloop:
+                import uvloop
+
+                loop: asyncio.AbstractEventLoop = uvloop.new_event_loop()
+            else:
+                loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            self.loop = loop
+            try:
+                self.broker = Broker(self.config)
+                loop.run_until_complete(self.broker.start())
+            except BaseException as exc:
+                started.set_exception(exc)
+                return
+            started.set_result(None)
+            loop.run_forever()
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+        self._thread = threading.Thread(target=run, name="kafkito-broker", daemon=True)
+        self._thread.start()
+        started.result(timeout=30)
+        return self
+
+    @property
+    def port(self) -> int:
+        assert self.broker is not None
+        return self.broker.bound_port
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def call(self, fn: Callable[[], T], timeout: float = 30) -> T:
+        """Run `fn` on the broker's loop thread and return its result."""
+        assert self.loop is not None
+        fut: Future[T] = Future()
+
+        def run() -> None:
+            try:
+                fut.set_result(fn())
+            except BaseException as exc:
+                fut.set_exception(exc)
+
+        self.loop.call_soon_threadsafe(run)
+        return fut.result(timeout=timeout)
+
+    def stop(self) -> None:
+        if self.loop is None or self.broker is None or self._thread is None:
+            return
+        asyncio.run_coroutine_threadsafe(self.broker.stop(), self.loop).result(timeout=30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=30)
+        self.loop = None
+
+
+class ProcessBroker:
+    """`kafkito serve` as a child process: for crash (SIGKILL) and restart tests."""
+
+    def __init__(self, data_dir: Path, port: int | None = None, props: dict[str, Any] | None = None) -> None:
+        self.data_dir = Path(data_dir)
+        self.port = port or free_port()
+        self.props = dict(props or {})
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log_path = self.data_dir.parent / f"{self.data_dir.name}-broker.log"
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30.0) -> ProcessBroker:
+        cmd = [
+            sys.executable, "-m", "broker", "serve",
+            "--host", "127.0.0.1", "--port", str(self.port), "--data-dir", str(self.data_dir),
+            "--log-format", "json",
+        ]  # fmt: skip
+        for k, v in self.props.items():
+            cmd += ["--set", f"{k}={v}"]
+        logf = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child
+        self.proc = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=os.environ.copy())
+        logf.close()
+        try:
+            wait_for_port("127.0.0.1", self.port, timeout)
+        except TimeoutError:
+            self.kill()
+            raise RuntimeError(f"broker did not start; log:\n{self.log_path.read_text()[-4000:]}") from None
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(timeout=30)
+        self.proc = None
+
+    def stop(self) -> int | None:
+        """SIGTERM and wait for a graceful exit."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        code = self.proc.returncode
+        self.proc = None
+        return code
+
+    def restart(self) -> ProcessBroker:
+        self.stop()
+        return self.start()
