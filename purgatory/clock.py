@@ -1,0 +1,79 @@
+"""Injected millisecond clocks: the monotonic one the broker runs on and a manual one for virtual time."""
+
+from __future__ import annotations
+
+import time
+import weakref
+from typing import Protocol
+
+
+class Clock(Protocol):
+    """Anything that tells the time in whole milliseconds on a clock that never goes backwards."""
+
+    def now_ms(self) -> int: ...
+
+
+class _Steppable(Protocol):
+    """What ManualClock needs from a timer built on it (kept structural to avoid an import cycle)."""
+
+    def next_deadline_ms(self) -> int | None: ...
+
+    def advance_clock(self) -> int: ...
+
+
+class MonotonicClock:
+    """The real clock: `time.monotonic_ns()` in whole milliseconds (the same base as `loop.time()`)."""
+
+    __slots__ = ()
+
+    def now_ms(self) -> int:
+        return time.monotonic_ns() // 1_000_000
+
+
+class ManualClock:
+    """Virtual time for tests: it only moves on `advance()`, which fires every due task of its timers."""
+
+    __slots__ = ("__weakref__", "_now_ms", "_timers")
+
+    def __init__(self, start_ms: int = 0) -> None:
+        self._now_ms = start_ms
+        self._timers: list[weakref.ref[_Steppable]] = []
+
+    def now_ms(self) -> int:
+        return self._now_ms
+
+    def attach_timer(self, timer: _Steppable) -> None:
+        """Called by `Timer.__init__`: `advance()` drives every timer built on this clock."""
+        self._timers.append(weakref.ref(timer))
+
+    def advance(self, ms: int) -> None:
+        """Move time forward by `ms`, stepping through each due deadline in order.
+
+        The clock stops at every bucket deadline on the way so that a task fires with `now_ms()` equal
+        to its deadline, and tasks that callbacks schedule inside the window fire at their own deadline.
+        """
+        if ms < 0:
+            raise ValueError(f"time cannot go backwards (advance by {ms} ms)")
+        target = self._now_ms + ms
+        while True:
+            timers = self._live_timers()
+            step: int | None = None
+            for timer in timers:
+                deadline = timer.next_deadline_ms()
+                if deadline is not None and (step is None or deadline < step):
+                    step = deadline
+            if step is None or step > target:
+                break
+            if step > self._now_ms:
+                self._now_ms = step
+            for timer in timers:
+                timer.advance_clock()
+        self._now_ms = target
+        for timer in self._live_timers():
+            timer.advance_clock()
+
+    def _live_timers(self) -> list[_Steppable]:
+        live = [t for ref in self._timers if (t := ref()) is not None]
+        if len(live) != len(self._timers):
+            self._timers = [weakref.ref(t) for t in live]
+        return live

@@ -1,0 +1,297 @@
+"""A hierarchical timing wheel (Kafka's design): O(1) add and cancel, driven by a clock or the loop."""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from itertools import count
+
+import structlog
+
+from purgatory.clock import Clock, ManualClock
+
+log = structlog.get_logger(__name__)
+
+
+class TimerTask(ABC):
+    """Something the timer holds until its deadline; an intrusive list node, so cancel is O(1).
+
+    A task may be added again after it was cancelled or after it fired; adding a pending task moves it.
+    Tasks compare by identity (the timer never hashes them), so subclasses may be dataclasses.
+    """
+
+    __slots__ = ("_bucket", "_deadline_ms", "_next", "_prev", "delay_ms")
+
+    def __init__(self, delay_ms: int) -> None:
+        self.delay_ms = delay_ms
+        self._deadline_ms = 0
+        self._bucket: _Bucket | None = None
+        self._next: TimerTask | _Bucket | None = None
+        self._prev: TimerTask | _Bucket | None = None
+
+    @property
+    def deadline_ms(self) -> int:
+        """When the task is (or was last) due, on the timer's clock; 0 before it was ever added."""
+        return self._deadline_ms
+
+    @property
+    def is_pending(self) -> bool:
+        return self._bucket is not None
+
+    def cancel(self) -> None:
+        """Take the task out of the timer (O(1)); a no-op if it is not pending."""
+        bucket = self._bucket
+        if bucket is not None:
+            prev = self._prev
+            nxt = self._next
+            prev._next = nxt  # type: ignore[union-attr]
+            nxt._prev = prev  # type: ignore[union-attr]
+            self._bucket = self._next = self._prev = None
+            bucket.count -= 1
+            if bucket.count == 0:
+                bucket.timer._bucket_emptied(bucket)
+
+    @abstractmethod
+    def run(self) -> None:
+        """Called by the timer once the deadline has passed."""
+
+
+class _CallbackTask(TimerTask):
+    """The task behind `Timer.schedule`: calls a plain callback."""
+
+    __slots__ = ("_callback",)
+
+    def __init__(self, delay_ms: int, callback: Callable[[], object]) -> None:
+        TimerTask.__init__(self, delay_ms)
+        self._callback = callback
+
+    def run(self) -> None:
+        self._callback()
+
+
+class _Bucket:
+    """One slot of a wheel: the sentinel of a circular list of tasks sharing one bucket deadline."""
+
+    __slots__ = ("_next", "_prev", "count", "expiration", "timer")
+
+    def __init__(self, timer: Timer) -> None:
+        self._next: TimerTask | _Bucket = self
+        self._prev: TimerTask | _Bucket = self
+        self.count = 0
+        self.expiration = -1  # -1: not queued; any heap entry for another value is stale
+        self.timer = timer
+
+
+class _Wheel:
+    """One level: `size` buckets of `tick` ms each, spanning `interval` ms from `current`."""
+
+    __slots__ = ("buckets", "current", "interval", "tick")
+
+    def __init__(self, timer: Timer, tick: int, size: int, start_ms: int) -> None:
+        self.tick = tick
+        self.interval = tick * size
+        self.current = start_ms - start_ms % tick
+        self.buckets = [_Bucket(timer) for _ in range(size)]
+
+
+class Timer:
+    """Kafka's hierarchical timing wheel: levels of `wheel_size` buckets, overflow levels made lazily.
+
+    Buckets (not tasks) are queued in a heap by deadline, so queue operations cost O(log buckets) and
+    add/cancel cost O(levels)/O(1) however many tasks are pending. Tasks never fire before their
+    deadline (rounded up to the tick) and fire in deadline order. A task due at the time it is added
+    fires at the next `advance_clock()`, never inside `add()`.
+
+    Drive it either by calling `advance_clock()` (a `ManualClock` does this on `advance`) or with
+    `attach_loop()`, which keeps a single `loop.call_at` armed for the earliest non-empty bucket.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_advancing",
+        "_armed_ms",
+        "_clock",
+        "_handle",
+        "_loop",
+        "_now_ms",
+        "_queue",
+        "_seq",
+        "_size_per_wheel",
+        "_tick",
+        "_wheels",
+        "loop_wakeups",
+    )
+
+    def __init__(self, clock: Clock, tick_ms: int = 1, wheel_size: int = 20) -> None:
+        if tick_ms < 1 or wheel_size < 2:
+            raise ValueError("tick_ms must be >= 1 and wheel_size >= 2")
+        self._clock = clock
+        self._now_ms = clock.now_ms
+        self._tick = tick_ms
+        self._size_per_wheel = wheel_size
+        self._wheels = [_Wheel(self, tick_ms, wheel_size, clock.now_ms())]
+        self._queue: list[tuple[int, int, _Bucket]] = []
+        self._seq = count()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._handle: asyncio.TimerHandle | None = None
+        self._armed_ms = -1
+        self._advancing = False
+        self.loop_wakeups = 0
+        if isinstance(clock, ManualClock):
+            clock.attach_timer(self)
+
+    @property
+    def size(self) -> int:
+        """How many tasks are pending."""
+        return sum(b.count for w in self._wheels for b in w.buckets)
+
+    @property
+    def armed_ms(self) -> int | None:
+        """The bucket deadline the loop handle is armed for; None when no handle is scheduled."""
+        return self._armed_ms if self._handle is not None else None
+
+    def schedule(self, delay_ms: int, callback: Callable[[], object]) -> TimerTask:
+        """Call `callback` once `delay_ms` have passed; returns the task, whose `cancel()` undoes it."""
+        task = _CallbackTask(delay_ms, callback)
+        self.add(task)
+        return task
+
+    def add(self, task: TimerTask) -> None:
+        """Hold `task` until `delay_ms` from now (moving it if it is already pending)."""
+        if task._bucket is not None:
+            task.cancel()
+        deadline = self._now_ms() + task.delay_ms
+        tick = self._tick
+        if tick != 1:
+            deadline = -(-deadline // tick) * tick
+        task._deadline_ms = deadline
+        self._place(task, deadline)
+
+    def _place(self, task: TimerTask, deadline: int) -> None:
+        wheels = self._wheels
+        wheel = wheels[0]
+        if deadline < wheel.current + wheel.tick:
+            vid = wheel.current // wheel.tick  # overdue: the current tick's bucket, due at once
+        else:
+            level = 0
+            while deadline >= wheel.current + wheel.interval:
+                level += 1
+                if level == len(wheels):
+                    wheels.append(_Wheel(self, wheel.interval, self._size_per_wheel, wheel.current))
+                wheel = wheels[level]
+            vid = deadline // wheel.tick
+        bucket = wheel.buckets[vid % self._size_per_wheel]
+        tail = bucket._prev
+        task._prev = tail
+        task._next = bucket
+        tail._next = task
+        bucket._prev = task
+        task._bucket = bucket
+        bucket.count += 1
+        expiration = vid * wheel.tick
+        if bucket.expiration != expiration:
+            bucket.expiration = expiration
+            heapq.heappush(self._queue, (expiration, next(self._seq), bucket))
+            if (
+                self._loop is not None
+                and not self._advancing
+                and (self._handle is None or expiration < self._armed_ms)
+            ):
+                self._rearm()
+
+    def next_deadline_ms(self) -> int | None:
+        """When the timer next has work: the earliest bucket deadline (no task is due before it)."""
+        queue = self._queue
+        while queue and queue[0][2].expiration != queue[0][0]:
+            heapq.heappop(queue)
+        return queue[0][0] if queue else None
+
+    def advance_clock(self) -> int:
+        """Fire every task due at `clock.now_ms()`, in deadline order; returns how many fired."""
+        now = self._now_ms()
+        queue = self._queue
+        wheels = self._wheels
+        fired = 0
+        was_advancing = self._advancing
+        self._advancing = True
+        try:
+            while queue and queue[0][0] <= now:
+                expiration, _, bucket = heapq.heappop(queue)
+                if bucket.expiration != expiration:
+                    continue  # stale: the bucket was emptied or re-queued since
+                bucket.expiration = -1
+                self._advance_wheels(expiration)
+                current = wheels[0].current
+                while True:
+                    task: TimerTask = bucket._next  # type: ignore[assignment]
+                    if task is bucket:
+                        break
+                    nxt = task._next
+                    bucket._next = nxt  # type: ignore[assignment]
+                    nxt._prev = bucket  # type: ignore[union-attr]
+                    task._bucket = task._next = task._prev = None
+                    bucket.count -= 1
+                    if task._deadline_ms <= current:
+                        fired += 1
+                        try:
+                            task.run()
+                        except Exception:
+                            log.exception("timer task failed", task=type(task).__name__)
+                    else:
+                        self._place(task, task._deadline_ms)  # cascade to a finer wheel
+            self._advance_wheels(now)
+        finally:
+            self._advancing = was_advancing
+        if self._loop is not None and not was_advancing:
+            self._rearm()
+        return fired
+
+    def _advance_wheels(self, time_ms: int) -> None:
+        for wheel in self._wheels:
+            if time_ms >= wheel.current + wheel.tick:
+                wheel.current = time_ms - time_ms % wheel.tick
+
+    def _bucket_emptied(self, bucket: _Bucket) -> None:
+        expiration = bucket.expiration
+        bucket.expiration = -1
+        if self._handle is not None and expiration == self._armed_ms and not self._advancing:
+            self._rearm()
+
+    def attach_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Let `loop` drive the timer: one `call_at` armed for the earliest non-empty bucket."""
+        self.close()
+        self._loop = loop
+        self._rearm()
+
+    def close(self) -> None:
+        """Detach from the loop and cancel its handle; pending tasks stay (advance_clock still works)."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        self._loop = None
+        self._armed_ms = -1
+
+    def _rearm(self) -> None:
+        loop = self._loop
+        assert loop is not None
+        deadline = self.next_deadline_ms()
+        handle = self._handle
+        if handle is not None:
+            if deadline == self._armed_ms:
+                return
+            handle.cancel()
+            self._handle = None
+        if deadline is None:
+            self._armed_ms = -1
+            return
+        self._armed_ms = deadline
+        when = loop.time() + (deadline - self._now_ms()) / 1000.0
+        self._handle = loop.call_at(when, self._on_loop_timer)
+
+    def _on_loop_timer(self) -> None:
+        self.loop_wakeups += 1
+        self._handle = None
+        self._armed_ms = -1
+        self.advance_clock()
