@@ -1,0 +1,290 @@
+"""Topic-level log configs: Kafka's names, types, defaults, broker fallbacks, validation, typed view."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+from broker.log.errors import InvalidConfig
+
+LONG_MAX = 2**63 - 1
+INT_MAX = 2**31 - 1
+
+
+class ConfigType(IntEnum):
+    """DescribeConfigs' config_type values."""
+
+    BOOLEAN = 1
+    STRING = 2
+    INT = 3
+    SHORT = 4
+    LONG = 5
+    DOUBLE = 6
+    LIST = 7
+    CLASS = 8
+    PASSWORD = 9
+
+
+class ConfigSource(IntEnum):
+    """DescribeConfigs' config_source values that a topic config can have here."""
+
+    DYNAMIC_TOPIC_CONFIG = 1
+    STATIC_BROKER_CONFIG = 4
+    DEFAULT_CONFIG = 5
+
+
+@dataclass(frozen=True, slots=True)
+class TopicConfigDef:
+    """One topic config: its Kafka name, the broker property it defaults from, type, default, check."""
+
+    name: str
+    broker_name: str | None
+    type: ConfigType
+    default: str
+    check: Callable[[str], None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigEntry:
+    """One row of a DescribeConfigs answer for a topic."""
+
+    name: str
+    value: str
+    source: ConfigSource
+    type: ConfigType
+
+    @property
+    def is_default(self) -> bool:
+        return self.source == ConfigSource.DEFAULT_CONFIG
+
+
+def _int_range(lo: int, hi: int) -> Callable[[str], None]:
+    def check(value: str) -> None:
+        try:
+            n = int(value.strip())
+        except ValueError:
+            raise InvalidConfig(f"value {value!r} is not an integer") from None
+        if not lo <= n <= hi:
+            raise InvalidConfig(f"value {n} is outside [{lo}, {hi}]")
+
+    return check
+
+
+def _ratio(value: str) -> None:
+    try:
+        x = float(value.strip())
+    except ValueError:
+        raise InvalidConfig(f"value {value!r} is not a number") from None
+    if not 0.0 <= x <= 1.0:
+        raise InvalidConfig(f"value {x} is outside [0, 1]")
+
+
+def _one_of(*allowed: str) -> Callable[[str], None]:
+    def check(value: str) -> None:
+        if value.strip() not in allowed:
+            raise InvalidConfig(f"value {value!r} is not one of {', '.join(allowed)}")
+
+    return check
+
+
+def _bool(value: str) -> None:
+    if value.strip().lower() not in ("true", "false"):
+        raise InvalidConfig(f"value {value!r} is not a boolean")
+
+
+def _cleanup_policy(value: str) -> None:
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    if not parts or any(p not in ("compact", "delete") for p in parts):
+        raise InvalidConfig(f"cleanup.policy {value!r} must be a list of compact, delete")
+
+
+def _long(lo: int) -> Callable[[str], None]:
+    return _int_range(lo, LONG_MAX)
+
+
+def _int(lo: int) -> Callable[[str], None]:
+    return _int_range(lo, INT_MAX)
+
+
+_L, _I, _S, _B = ConfigType.LONG, ConfigType.INT, ConfigType.STRING, ConfigType.BOOLEAN
+_D, _LIST = ConfigType.DOUBLE, ConfigType.LIST
+_NEVER = str(LONG_MAX)
+
+TOPIC_CONFIGS: dict[str, TopicConfigDef] = {
+    d.name: d
+    for d in (
+        TopicConfigDef("cleanup.policy", "log.cleanup.policy", _LIST, "delete", _cleanup_policy),
+        TopicConfigDef(
+            "compression.type", "compression.type", _S, "producer",
+            _one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
+        ),
+        TopicConfigDef("delete.retention.ms", "log.cleaner.delete.retention.ms", _L, "86400000", _long(0)),
+        TopicConfigDef("file.delete.delay.ms", "log.segment.delete.delay.ms", _L, "60000", _long(0)),
+        TopicConfigDef("flush.messages", "log.flush.interval.messages", _L, _NEVER, _long(1)),
+        TopicConfigDef("flush.ms", "log.flush.interval.ms", _L, _NEVER, _long(0)),
+        TopicConfigDef("follower.replication.throttled.replicas", None, _LIST, ""),
+        TopicConfigDef("index.interval.bytes", "log.index.interval.bytes", _I, "4096", _int(0)),
+        TopicConfigDef("leader.replication.throttled.replicas", None, _LIST, ""),
+        TopicConfigDef("local.retention.bytes", "log.local.retention.bytes", _L, "-2", _long(-2)),
+        TopicConfigDef("local.retention.ms", "log.local.retention.ms", _L, "-2", _long(-2)),
+        TopicConfigDef("max.compaction.lag.ms", "log.cleaner.max.compaction.lag.ms", _L, _NEVER, _long(1)),
+        TopicConfigDef("max.message.bytes", "message.max.bytes", _I, "1048588", _int(0)),
+        TopicConfigDef(
+            "message.timestamp.after.max.ms", "log.message.timestamp.after.max.ms", _L, "3600000", _long(0)
+        ),
+        TopicConfigDef(
+            "message.timestamp.before.max.ms", "log.message.timestamp.before.max.ms", _L, _NEVER, _long(0)
+        ),
+        TopicConfigDef(
+            "message.timestamp.type", "log.message.timestamp.type", _S, "CreateTime",
+            _one_of("CreateTime", "LogAppendTime"),
+        ),
+        TopicConfigDef("min.cleanable.dirty.ratio", "log.cleaner.min.cleanable.ratio", _D, "0.5", _ratio),
+        TopicConfigDef("min.compaction.lag.ms", "log.cleaner.min.compaction.lag.ms", _L, "0", _long(0)),
+        TopicConfigDef("min.insync.replicas", "min.insync.replicas", _I, "1", _int(1)),
+        TopicConfigDef("preallocate", "log.preallocate", _B, "false", _bool),
+        TopicConfigDef("remote.storage.enable", None, _B, "false", _bool),
+        TopicConfigDef("retention.bytes", "log.retention.bytes", _L, "-1", _long(-(2**63))),
+        TopicConfigDef("retention.ms", "log.retention.ms", _L, "604800000", _long(-1)),
+        TopicConfigDef("segment.bytes", "log.segment.bytes", _I, str(1 << 30), _int(14)),
+        TopicConfigDef("segment.index.bytes", "log.index.size.max.bytes", _I, str(10 * 1024 * 1024), _int(4)),
+        TopicConfigDef("segment.jitter.ms", "log.roll.jitter.ms", _L, "0", _long(0)),
+        TopicConfigDef("segment.ms", "log.roll.ms", _L, "604800000", _long(1)),
+        TopicConfigDef(
+            "unclean.leader.election.enable", "unclean.leader.election.enable", _B, "false", _bool
+        ),
+    )
+}
+
+# Broker properties that stand in for a missing one, with the factor that converts them to ms.
+_BROKER_FALLBACKS: dict[str, tuple[tuple[str, int], ...]] = {
+    "log.retention.ms": (("log.retention.minutes", 60_000), ("log.retention.hours", 3_600_000)),
+    "log.roll.ms": (("log.roll.hours", 3_600_000),),
+    "log.roll.jitter.ms": (("log.roll.jitter.hours", 3_600_000),),
+}
+
+
+def _lookup(source: Mapping[str, Any] | Any, dotted: str) -> Any:
+    if isinstance(source, Mapping):
+        return source.get(dotted)
+    return getattr(source, dotted.replace(".", "_"), None)
+
+
+def _to_config_string(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple | set | frozenset):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def broker_defaults(source: Mapping[str, Any] | Any | None) -> dict[str, str]:
+    """Topic-config values that the broker's own properties set, keyed by topic config name.
+
+    `source` is a mapping of Kafka's dotted broker property names, or an object whose attributes are
+    those names with dots replaced by underscores (the broker's `Config`).
+    """
+    if source is None:
+        return {}
+    out: dict[str, str] = {}
+    for d in TOPIC_CONFIGS.values():
+        if d.broker_name is None:
+            continue
+        value = _lookup(source, d.broker_name)
+        if value is None:
+            for alt, factor in _BROKER_FALLBACKS.get(d.broker_name, ()):
+                alt_value = _lookup(source, alt)
+                if alt_value is not None:
+                    value = int(alt_value) * factor
+                    break
+        if value is not None:
+            out[d.name] = _to_config_string(value)
+    return out
+
+
+def validate_overrides(overrides: Mapping[str, str | None]) -> dict[str, str]:
+    """Check names and values of topic config overrides; None values are dropped (= use default)."""
+    out: dict[str, str] = {}
+    for name, value in overrides.items():
+        d = TOPIC_CONFIGS.get(name)
+        if d is None:
+            raise InvalidConfig(f"unknown topic config name: {name}")
+        if value is None:
+            continue
+        if d.check is not None:
+            try:
+                d.check(value)
+            except InvalidConfig as e:
+                raise InvalidConfig(f"invalid value for {name}: {e.message}") from None
+        out[name] = value.strip()
+    return out
+
+
+def describe(overrides: Mapping[str, str], defaults: Mapping[str, str]) -> list[ConfigEntry]:
+    """Every topic config with its effective value and where that value comes from."""
+    entries = []
+    for name, d in sorted(TOPIC_CONFIGS.items()):
+        if name in overrides:
+            entries.append(ConfigEntry(name, overrides[name], ConfigSource.DYNAMIC_TOPIC_CONFIG, d.type))
+        elif name in defaults:
+            entries.append(ConfigEntry(name, defaults[name], ConfigSource.STATIC_BROKER_CONFIG, d.type))
+        else:
+            entries.append(ConfigEntry(name, d.default, ConfigSource.DEFAULT_CONFIG, d.type))
+    return entries
+
+
+@dataclass(frozen=True, slots=True)
+class LogConfig:
+    """The configs a partition log acts on, typed."""
+
+    segment_bytes: int = 1 << 30
+    segment_ms: int = 604_800_000
+    retention_ms: int = 604_800_000
+    retention_bytes: int = -1
+    max_message_bytes: int = 1_048_588
+    message_timestamp_type: str = "CreateTime"
+    cleanup_policy: frozenset[str] = field(default_factory=lambda: frozenset({"delete"}))
+    flush_messages: int = LONG_MAX
+    flush_ms: int = LONG_MAX
+    index_interval_bytes: int = 4096
+    delete_retention_ms: int = 86_400_000
+    min_compaction_lag_ms: int = 0
+    min_cleanable_dirty_ratio: float = 0.5
+
+    @property
+    def log_append_time(self) -> bool:
+        return self.message_timestamp_type == "LogAppendTime"
+
+    @property
+    def compact(self) -> bool:
+        return "compact" in self.cleanup_policy
+
+    @property
+    def delete(self) -> bool:
+        return "delete" in self.cleanup_policy
+
+    @classmethod
+    def from_properties(
+        cls, overrides: Mapping[str, str] | None = None, defaults: Mapping[str, str] | None = None
+    ) -> LogConfig:
+        """Resolve topic overrides over broker defaults over Kafka's defaults (all validated)."""
+        merged = {name: d.default for name, d in TOPIC_CONFIGS.items()}
+        merged.update(validate_overrides(defaults or {}))
+        merged.update(validate_overrides(overrides or {}))
+        return cls(
+            segment_bytes=int(merged["segment.bytes"]),
+            segment_ms=int(merged["segment.ms"]),
+            retention_ms=int(merged["retention.ms"]),
+            retention_bytes=int(merged["retention.bytes"]),
+            max_message_bytes=int(merged["max.message.bytes"]),
+            message_timestamp_type=merged["message.timestamp.type"],
+            cleanup_policy=frozenset(p.strip() for p in merged["cleanup.policy"].split(",") if p.strip()),
+            flush_messages=int(merged["flush.messages"]),
+            flush_ms=int(merged["flush.ms"]),
+            index_interval_bytes=int(merged["index.interval.bytes"]),
+            delete_retention_ms=int(merged["delete.retention.ms"]),
+            min_compaction_lag_ms=int(merged["min.compaction.lag.ms"]),
+            min_cleanable_dirty_ratio=float(merged["min.cleanable.dirty.ratio"]),
+        )

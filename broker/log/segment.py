@@ -1,0 +1,271 @@
+"""One segment file of a partition log, with its in-memory sparse offset and time index."""
+
+from __future__ import annotations
+
+import os
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from broker.log.batch import HEADER_SIZE, MIN_BATCH_LENGTH, BatchHeader, batch_crc, iter_headers, parse_header
+from broker.log.errors import KafkaStorageError
+
+SUFFIX = ".log"
+_SCAN_BLOCK = 64 * 1024
+_LOOKUP_BLOCK = 16 * 1024
+
+BatchCallback = Callable[[BatchHeader], None]
+
+
+def segment_file_name(base_offset: int) -> str:
+    """Kafka's naming: the base offset zero-padded to 20 digits."""
+    return f"{base_offset:020d}{SUFFIX}"
+
+
+class ScanError(Exception):
+    """A segment stops holding valid batches at `position` (torn write, garbage, bad CRC)."""
+
+    def __init__(self, position: int, reason: str) -> None:
+        super().__init__(f"{reason} at position {position}")
+        self.position = position
+        self.reason = reason
+
+
+class Segment:
+    """An append-only file of record batches named by its base offset.
+
+    The sparse index maps the base offset of a batch every `index_interval_bytes` to its file
+    position, next to the largest timestamp seen up to and including that batch, so both offset
+    and timestamp lookups start a short header walk from a known batch boundary.
+    """
+
+    __slots__ = (
+        "_bytes_since_index",
+        "_fd",
+        "_idx_max_ts",
+        "_idx_offsets",
+        "_idx_positions",
+        "base_offset",
+        "created_ms",
+        "first_batch_timestamp",
+        "index_interval_bytes",
+        "max_timestamp",
+        "max_timestamp_position",
+        "next_offset",
+        "path",
+        "size",
+    )
+
+    def __init__(self, path: Path, base_offset: int, index_interval_bytes: int, created_ms: int) -> None:
+        self.path = path
+        self.base_offset = base_offset
+        self.index_interval_bytes = index_interval_bytes
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        self.created_ms = created_ms
+        self._reset_state()
+
+    @classmethod
+    def create(cls, directory: Path, base_offset: int, index_interval_bytes: int, now_ms: int) -> Segment:
+        return cls(directory / segment_file_name(base_offset), base_offset, index_interval_bytes, now_ms)
+
+    def _reset_state(self) -> None:
+        self.size = 0
+        self.next_offset = self.base_offset
+        self.max_timestamp = -1
+        self.max_timestamp_position = -1
+        self.first_batch_timestamp = -1
+        self._idx_offsets: list[int] = []
+        self._idx_positions: list[int] = []
+        self._idx_max_ts: list[int] = []
+        self._bytes_since_index = 0
+
+    # -- state ---------------------------------------------------------------------------------
+
+    @property
+    def is_empty(self) -> bool:
+        return self.size == 0
+
+    @property
+    def largest_timestamp(self) -> int:
+        """What time retention measures a segment by: its newest record, else the file's mtime."""
+        if self.max_timestamp >= 0:
+            return self.max_timestamp
+        return int(os.stat(self._fd).st_mtime * 1000)
+
+    @property
+    def index_entries(self) -> int:
+        return len(self._idx_offsets)
+
+    def _observe(self, position: int, header: BatchHeader) -> None:
+        """Account for a batch now stored at `position` (append and recovery share this)."""
+        size = header.size
+        if not self._idx_offsets or self._bytes_since_index >= self.index_interval_bytes:
+            self._idx_offsets.append(header.base_offset)
+            self._idx_positions.append(position)
+            self._idx_max_ts.append(max(self.max_timestamp, header.max_timestamp))
+            self._bytes_since_index = 0
+        self._bytes_since_index += size
+        if self.first_batch_timestamp < 0 and position == 0:
+            self.first_batch_timestamp = header.max_timestamp
+        if header.max_timestamp > self.max_timestamp:
+            self.max_timestamp = header.max_timestamp
+            self.max_timestamp_position = position
+        self.next_offset = header.next_offset
+        self.size = position + size
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def append(self, data: bytes | bytearray | memoryview) -> None:
+        """Write whole, already validated and offset-assigned batches; they reach the OS before return."""
+        start = self.size
+        view = memoryview(data)
+        written = 0
+        try:
+            while written < len(view):
+                written += os.write(self._fd, view[written:])
+        except OSError as e:
+            self._truncate_file(start)
+            raise KafkaStorageError(f"write to {self.path} failed: {e}") from e
+        for rel, header in iter_headers(view):
+            self._observe(start + rel, header)
+
+    def flush(self) -> None:
+        os.fsync(self._fd)
+
+    def truncate_to_position(self, position: int) -> None:
+        """Cut the file at a batch boundary and rebuild the in-memory index from what is left."""
+        self._truncate_file(position)
+        self.recover(check_crc=False)
+
+    def _truncate_file(self, position: int) -> None:
+        os.ftruncate(self._fd, position)
+
+    # -- recovery ------------------------------------------------------------------------------
+
+    def recover(self, *, check_crc: bool, on_batch: BatchCallback | None = None) -> ScanError | None:
+        """Rebuild the index from the file; on the first invalid batch, cut the file there.
+
+        Returns the problem found (already repaired), or None when the whole file was valid.
+        """
+        self._reset_state()
+        file_size = os.fstat(self._fd).st_size
+        problem: ScanError | None = None
+        try:
+            for pos, header in self._scan(0, file_size, check_crc=check_crc):
+                self._observe(pos, header)
+                if on_batch is not None:
+                    on_batch(header)
+        except ScanError as e:
+            problem = e
+        if self.size != file_size:
+            self._truncate_file(self.size)
+            if problem is None:  # pragma: no cover - _scan raises for any unread tail
+                problem = ScanError(self.size, "unread tail")
+        return problem
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def _scan(
+        self, start: int, end: int, *, check_crc: bool = False, block: int = _SCAN_BLOCK
+    ) -> Iterator[tuple[int, BatchHeader]]:
+        """Yield (position, header) of consecutive batches in [start, end), reading in blocks.
+
+        Raises ScanError where the bytes stop being a batch (short header, bad length or magic,
+        a batch running past `end`, or with `check_crc` a CRC mismatch).
+        """
+        fd = self._fd
+        buf = b""
+        buf_start = start
+        pos = start
+        while pos < end:
+            rel = pos - buf_start
+            if rel + HEADER_SIZE > len(buf):
+                buf = os.pread(fd, min(max(block, HEADER_SIZE), end - pos), pos)
+                buf_start = pos
+                rel = 0
+                if len(buf) < HEADER_SIZE:
+                    raise ScanError(pos, f"short header ({end - pos} bytes left)")
+            header = parse_header(buf, rel)
+            if header.batch_length < MIN_BATCH_LENGTH:
+                raise ScanError(pos, f"bad batch length {header.batch_length}")
+            if header.magic != 2:
+                raise ScanError(pos, f"bad magic {header.magic}")
+            size = header.size
+            if pos + size > end:
+                raise ScanError(pos, f"batch of {size} bytes runs past the end ({end - pos} bytes left)")
+            if check_crc:
+                if rel + size <= len(buf):
+                    crc = batch_crc(buf, rel, size)
+                elif size > block:
+                    crc = batch_crc(os.pread(fd, size, pos), 0, size)
+                else:
+                    buf = os.pread(fd, min(block, end - pos), pos)
+                    buf_start = pos
+                    crc = batch_crc(buf, 0, size)
+                if crc != header.crc:
+                    raise ScanError(pos, "CRC mismatch")
+            yield pos, header
+            pos += size
+
+    def batches(self, start_position: int = 0) -> Iterator[tuple[int, BatchHeader]]:
+        """Headers of the stored batches from a batch boundary to the end of the segment."""
+        return self._scan(start_position, self.size)
+
+    def find(self, offset: int) -> tuple[int, BatchHeader] | None:
+        """The first batch whose last offset is >= `offset`, or None if the segment has none."""
+        if offset >= self.next_offset:
+            return None
+        i = bisect_right(self._idx_offsets, offset) - 1
+        start = self._idx_positions[i] if i >= 0 else 0
+        for pos, header in self._scan(start, self.size, block=_LOOKUP_BLOCK):
+            if header.last_offset >= offset:
+                return pos, header
+        return None
+
+    def find_by_timestamp(self, timestamp: int) -> tuple[int, BatchHeader] | None:
+        """The first batch whose max timestamp is >= `timestamp`, or None."""
+        if self.max_timestamp < timestamp:
+            return None
+        i = bisect_left(self._idx_max_ts, timestamp) - 1
+        start = self._idx_positions[i] if i >= 0 else 0
+        for pos, header in self._scan(start, self.size, block=_LOOKUP_BLOCK):
+            if header.max_timestamp >= timestamp:
+                return pos, header
+        return None
+
+    def end_of_read(self, start: int, first: BatchHeader, max_bytes: int, max_offset: int | None) -> int:
+        """End position of the whole batches from `start` that fit in `max_bytes` and stay below
+        `max_offset`; the first batch always counts (Kafka's "at least one batch" rule).
+        """
+        limit = start + max_bytes
+        end = start + first.size
+        if end >= limit or end >= self.size:
+            return end
+        # Jump ahead through the sparse index: every entry is a batch boundary.
+        i = bisect_right(self._idx_positions, limit) - 1
+        if max_offset is not None:
+            i = min(i, bisect_left(self._idx_offsets, max_offset) - 1)
+        if i >= 0 and self._idx_positions[i] > end:
+            end = self._idx_positions[i]
+        for pos, header in self._scan(end, self.size, block=_LOOKUP_BLOCK):
+            if pos + header.size > limit or (max_offset is not None and header.base_offset >= max_offset):
+                break
+            end = pos + header.size
+        return end
+
+    def read(self, position: int, size: int) -> bytes:
+        return os.pread(self._fd, size, position)
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def delete(self) -> None:
+        self.close()
+        self.path.unlink(missing_ok=True)
+
+    def __repr__(self) -> str:
+        return f"Segment(base_offset={self.base_offset}, size={self.size}, next_offset={self.next_offset})"
