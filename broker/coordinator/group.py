@@ -1,0 +1,390 @@
+"""One classic group's metadata: state, generation, members, protocol, leader and offset cache."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from enum import StrEnum
+
+from broker.coordinator.member import Member
+from broker.coordinator.results import (
+    JoinCallback,
+    JoinGroupMember,
+    OffsetAndMetadata,
+    TopicPartition,
+)
+from broker.coordinator.subscription import subscribed_topics
+
+CONSUMER_PROTOCOL_TYPE = "consumer"
+
+
+class GroupState(StrEnum):
+    EMPTY = "Empty"
+    PREPARING_REBALANCE = "PreparingRebalance"
+    COMPLETING_REBALANCE = "CompletingRebalance"
+    STABLE = "Stable"
+    DEAD = "Dead"
+
+
+_VALID_PREVIOUS: dict[GroupState, frozenset[GroupState]] = {
+    GroupState.PREPARING_REBALANCE: frozenset(
+        {GroupState.STABLE, GroupState.COMPLETING_REBALANCE, GroupState.EMPTY}
+    ),
+    GroupState.COMPLETING_REBALANCE: frozenset({GroupState.PREPARING_REBALANCE}),
+    GroupState.STABLE: frozenset({GroupState.COMPLETING_REBALANCE}),
+    GroupState.DEAD: frozenset(GroupState),
+    GroupState.EMPTY: frozenset({GroupState.PREPARING_REBALANCE}),
+}
+
+
+class IllegalGroupStateError(RuntimeError):
+    """A transition or operation the state machine forbids: a coordinator bug, never a client error."""
+
+
+class Group:
+    """Kafka's GroupMetadata. Holds data and enforces its invariants; it never calls callbacks."""
+
+    __slots__ = (
+        "_leader_id",
+        "_members",
+        "_num_awaiting_join",
+        "_pending_members",
+        "_pending_sync_members",
+        "_static_members",
+        "_supported_protocols",
+        "generation_id",
+        "group_id",
+        "new_member_added",
+        "offsets",
+        "pending_offset_commits",
+        "protocol_name",
+        "protocol_type",
+        "state",
+        "state_timestamp_ms",
+        "subscribed_topics",
+    )
+
+    def __init__(self, group_id: str, now_ms: int, state: GroupState = GroupState.EMPTY) -> None:
+        self.group_id = group_id
+        self.state = state
+        self.state_timestamp_ms: int | None = now_ms
+        self.protocol_type: str | None = None
+        self.protocol_name: str | None = None
+        self.generation_id = 0
+        self._leader_id: str | None = None
+        self._members: dict[str, Member] = {}
+        self._static_members: dict[str, str] = {}
+        self._pending_members: set[str] = set()
+        self._pending_sync_members: set[str] = set()
+        self._num_awaiting_join = 0
+        self._supported_protocols: dict[str, int] = {}
+        self.new_member_added = False
+        # None means "unknown": every topic counts as subscribed.
+        self.subscribed_topics: set[str] | None = None
+        self.offsets: dict[TopicPartition, OffsetAndMetadata] = {}
+        self.pending_offset_commits: dict[TopicPartition, OffsetAndMetadata] = {}
+
+    def __repr__(self) -> str:
+        return (
+            f"Group({self.group_id!r}, {self.state}, generation={self.generation_id}, "
+            f"members={list(self._members)})"
+        )
+
+    # -- state --------------------------------------------------------------------------------
+
+    def is_(self, state: GroupState) -> bool:
+        return self.state is state
+
+    def can_rebalance(self) -> bool:
+        return self.state in _VALID_PREVIOUS[GroupState.PREPARING_REBALANCE]
+
+    def transition_to(self, state: GroupState, now_ms: int) -> None:
+        if self.state not in _VALID_PREVIOUS[state]:
+            raise IllegalGroupStateError(f"group {self.group_id}: illegal transition {self.state} -> {state}")
+        self.state = state
+        self.state_timestamp_ms = now_ms
+
+    # -- members ------------------------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        return len(self._members)
+
+    @property
+    def leader_id(self) -> str | None:
+        return self._leader_id
+
+    @property
+    def num_awaiting_join(self) -> int:
+        return self._num_awaiting_join
+
+    @property
+    def num_pending(self) -> int:
+        return len(self._pending_members)
+
+    def has(self, member_id: str) -> bool:
+        return member_id in self._members
+
+    def get(self, member_id: str) -> Member:
+        return self._members[member_id]
+
+    def members(self) -> list[Member]:
+        return list(self._members.values())
+
+    def member_ids(self) -> list[str]:
+        return list(self._members)
+
+    def static_member_id(self, group_instance_id: str) -> str | None:
+        return self._static_members.get(group_instance_id)
+
+    def static_instance_ids(self) -> list[str]:
+        return list(self._static_members)
+
+    def is_leader(self, member_id: str) -> bool:
+        return self._leader_id == member_id
+
+    def rebalance_timeout_ms(self) -> int:
+        return max((m.rebalance_timeout_ms for m in self._members.values()), default=0)
+
+    @staticmethod
+    def generate_member_id(client_id: str, group_instance_id: str | None) -> str:
+        prefix = group_instance_id if group_instance_id is not None else client_id
+        return f"{prefix}-{uuid.uuid4()}"
+
+    def add(self, member: Member) -> None:
+        """Add a member (its join callback, if any, already set on it)."""
+        if member.group_instance_id is not None:
+            if member.group_instance_id in self._static_members:
+                raise IllegalGroupStateError(
+                    f"static member {member.group_instance_id} is already in group {self.group_id}"
+                )
+            self._static_members[member.group_instance_id] = member.member_id
+        if not self._members:
+            self.protocol_type = member.protocol_type
+        if self._leader_id is None:
+            self._leader_id = member.member_id
+        self._members[member.member_id] = member
+        self._inc_protocols(member)
+        if member.is_awaiting_join:
+            self._num_awaiting_join += 1
+        self._pending_members.discard(member.member_id)
+
+    def remove(self, member_id: str) -> Member | None:
+        member = self._members.pop(member_id, None)
+        if member is not None:
+            self._dec_protocols(member)
+            if member.is_awaiting_join:
+                self._num_awaiting_join -= 1
+            if member.group_instance_id is not None:
+                self._static_members.pop(member.group_instance_id, None)
+        if self._leader_id == member_id:
+            self._leader_id = next(iter(self._members), None)
+        self._pending_members.discard(member_id)
+        self._pending_sync_members.discard(member_id)
+        return member
+
+    def update_member(
+        self,
+        member: Member,
+        protocols: Sequence[tuple[str, bytes]],
+        rebalance_timeout_ms: int,
+        session_timeout_ms: int,
+        join_callback: JoinCallback | None,
+    ) -> None:
+        """Replace a member's protocols and timeouts and (un)park its join; `join_callback` may be None."""
+        self._dec_protocols(member)
+        member.protocols = list(protocols)
+        self._inc_protocols(member)
+        member.rebalance_timeout_ms = rebalance_timeout_ms
+        member.session_timeout_ms = session_timeout_ms
+        if join_callback is not None and not member.is_awaiting_join:
+            self._num_awaiting_join += 1
+        elif join_callback is None and member.is_awaiting_join:
+            self._num_awaiting_join -= 1
+        member.join_callback = join_callback
+
+    def take_join_callback(self, member: Member) -> JoinCallback | None:
+        """Unpark a member's join and hand its callback to the caller (who answers it)."""
+        callback = member.join_callback
+        if callback is not None:
+            member.join_callback = None
+            self._num_awaiting_join -= 1
+        return callback
+
+    def replace_static_member(self, group_instance_id: str, old_member_id: str, new_member_id: str) -> Member:
+        """Give a static member a new member id, keeping assignment and leadership.
+
+        The caller must have answered the old id's parked requests first.
+        """
+        member = self._members.pop(old_member_id, None)
+        if member is None:
+            raise IllegalGroupStateError(f"cannot replace unknown member {old_member_id}")
+        member.member_id = new_member_id
+        self._members[new_member_id] = member
+        if self._leader_id == old_member_id:
+            self._leader_id = new_member_id
+        # Not in Kafka, which leaves the old id pending and rebalances when DelayedSync expires.
+        if old_member_id in self._pending_sync_members:
+            self._pending_sync_members.discard(old_member_id)
+            self._pending_sync_members.add(new_member_id)
+        self._static_members[group_instance_id] = new_member_id
+        return member
+
+    def maybe_elect_new_joined_leader(self) -> bool:
+        """Keep a leader that rejoined, else pick any member that did; False if nobody did (or no leader)."""
+        if self._leader_id is None:
+            return False
+        leader = self._members[self._leader_id]
+        if leader.is_awaiting_join:
+            return True
+        for member_id, member in self._members.items():
+            if member.is_awaiting_join:
+                self._leader_id = member_id
+                return True
+        return False
+
+    def not_yet_rejoined(self) -> list[Member]:
+        return [m for m in self._members.values() if not m.is_awaiting_join]
+
+    def has_all_members_joined(self) -> bool:
+        return len(self._members) == self._num_awaiting_join and not self._pending_members
+
+    # -- pending (KIP-394) and pending-sync members ---------------------------------------------
+
+    def is_pending_member(self, member_id: str) -> bool:
+        return member_id in self._pending_members
+
+    def add_pending_member(self, member_id: str) -> None:
+        if member_id in self._members:
+            raise IllegalGroupStateError(f"pending member {member_id} is already a member")
+        self._pending_members.add(member_id)
+
+    def add_pending_sync_member(self, member_id: str) -> None:
+        if member_id not in self._members:
+            raise IllegalGroupStateError(f"pending sync for unknown member {member_id}")
+        self._pending_sync_members.add(member_id)
+
+    def remove_pending_sync_member(self, member_id: str) -> None:
+        self._pending_sync_members.discard(member_id)
+
+    def has_received_sync_from_all_members(self) -> bool:
+        return not self._pending_sync_members
+
+    def pending_sync_members(self) -> set[str]:
+        return set(self._pending_sync_members)
+
+    def clear_pending_sync_members(self) -> None:
+        self._pending_sync_members.clear()
+
+    # -- protocols ------------------------------------------------------------------------------
+
+    def _inc_protocols(self, member: Member) -> None:
+        counts = self._supported_protocols
+        for name, _ in member.protocols:
+            counts[name] = counts.get(name, 0) + 1
+
+    def _dec_protocols(self, member: Member) -> None:
+        counts = self._supported_protocols
+        for name, _ in member.protocols:
+            left = counts.get(name, 0) - 1
+            if left > 0:
+                counts[name] = left
+            else:
+                counts.pop(name, None)
+
+    def candidate_protocols(self) -> set[str]:
+        n = len(self._members)
+        return {name for name, count in self._supported_protocols.items() if count == n}
+
+    def supports_protocols(self, protocol_type: str, protocols: Iterable[str]) -> bool:
+        names = set(protocols)
+        if self.state is GroupState.EMPTY:
+            return bool(protocol_type) and bool(names)
+        n = len(self._members)
+        return self.protocol_type == protocol_type and any(
+            self._supported_protocols.get(name, 0) == n for name in names
+        )
+
+    def select_protocol(self) -> str:
+        """Each member votes for its preferred common protocol; most votes wins, ties to the earliest vote."""
+        if not self._members:
+            raise IllegalGroupStateError(f"cannot select a protocol for empty group {self.group_id}")
+        candidates = self.candidate_protocols()
+        votes: dict[str, int] = {}
+        for member in self._members.values():
+            choice = member.vote(candidates)
+            votes[choice] = votes.get(choice, 0) + 1
+        return max(votes, key=lambda name: votes[name])
+
+    def current_member_metadata(self) -> tuple[JoinGroupMember, ...]:
+        if self.state in (GroupState.DEAD, GroupState.PREPARING_REBALANCE) or self.protocol_name is None:
+            raise IllegalGroupStateError(f"no member metadata for group {self.group_id} in {self.state}")
+        protocol = self.protocol_name
+        return tuple(
+            JoinGroupMember(m.member_id, m.group_instance_id, m.metadata(protocol))
+            for m in self._members.values()
+        )
+
+    def init_next_generation(self, now_ms: int) -> None:
+        self.generation_id += 1
+        if self._members:
+            self.protocol_name = self.select_protocol()
+            self.subscribed_topics = self.compute_subscribed_topics()
+            self.transition_to(GroupState.COMPLETING_REBALANCE, now_ms)
+        else:
+            self.protocol_name = None
+            self.subscribed_topics = self.compute_subscribed_topics()
+            self.transition_to(GroupState.EMPTY, now_ms)
+        self._pending_sync_members.clear()
+
+    # -- offsets ---------------------------------------------------------------------------------
+
+    @property
+    def is_consumer_group(self) -> bool:
+        return self.protocol_type == CONSUMER_PROTOCOL_TYPE
+
+    def compute_subscribed_topics(self) -> set[str] | None:
+        if self.protocol_type != CONSUMER_PROTOCOL_TYPE:
+            return None
+        if not self._members:
+            return set()
+        if self.protocol_name is None:
+            return None
+        topics: set[str] = set()
+        for member in self._members.values():
+            parsed = subscribed_topics(member.metadata(self.protocol_name))
+            if parsed is None:
+                return None
+            topics |= parsed
+        return topics
+
+    def is_subscribed_to_topic(self, topic: str) -> bool:
+        return self.subscribed_topics is None or topic in self.subscribed_topics
+
+    def has_pending_offset_commit(self, tp: TopicPartition) -> bool:
+        return tp in self.pending_offset_commits
+
+    def prepare_offset_commit(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
+        self.pending_offset_commits.update(offsets)
+
+    def complete_offset_commit(self, tp: TopicPartition, offset: OffsetAndMetadata) -> None:
+        if tp in self.pending_offset_commits:
+            self.offsets[tp] = offset
+            if self.pending_offset_commits[tp] == offset:
+                del self.pending_offset_commits[tp]
+
+    def fail_offset_commit(self, tp: TopicPartition, offset: OffsetAndMetadata) -> None:
+        if self.pending_offset_commits.get(tp) == offset:
+            del self.pending_offset_commits[tp]
+
+    def remove_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, OffsetAndMetadata]:
+        removed: dict[TopicPartition, OffsetAndMetadata] = {}
+        for tp in partitions:
+            self.pending_offset_commits.pop(tp, None)
+            offset = self.offsets.pop(tp, None)
+            if offset is not None:
+                removed[tp] = offset
+        return removed
+
+    def has_offsets(self) -> bool:
+        return bool(self.offsets) or bool(self.pending_offset_commits)

@@ -1,0 +1,133 @@
+"""Plain records going in and out of the coordinator: request parts, results, summaries."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from protocol.errors import ErrorCode
+
+NO_GENERATION = -1
+NO_LEADER = ""
+NO_PROTOCOL = ""
+NO_OFFSET = -1
+UNKNOWN_MEMBER_ID = ""
+
+
+class TopicPartition(NamedTuple):
+    topic: str
+    partition: int
+
+
+@dataclass(slots=True, frozen=True)
+class OffsetAndMetadata:
+    """A committed (or to-be-committed) offset of one partition."""
+
+    offset: int
+    metadata: str | None = ""
+    leader_epoch: int = -1
+    commit_timestamp_ms: int = -1
+    expire_timestamp_ms: int | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class JoinGroupMember:
+    """One entry of the member list a leader receives."""
+
+    member_id: str
+    group_instance_id: str | None
+    metadata: bytes
+
+
+@dataclass(slots=True, frozen=True)
+class JoinGroupResult:
+    member_id: str
+    error: ErrorCode
+    generation_id: int = NO_GENERATION
+    protocol_type: str | None = None
+    protocol_name: str | None = None
+    leader_id: str = NO_LEADER
+    skip_assignment: bool = False
+    members: tuple[JoinGroupMember, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class SyncGroupResult:
+    error: ErrorCode
+    protocol_type: str | None = None
+    protocol_name: str | None = None
+    assignment: bytes = b""
+
+
+@dataclass(slots=True, frozen=True)
+class LeavingMember:
+    """One member named in a LeaveGroup request."""
+
+    member_id: str
+    group_instance_id: str | None = None
+    reason: str | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class LeaveMemberResult:
+    member_id: str
+    group_instance_id: str | None
+    error: ErrorCode
+
+
+@dataclass(slots=True, frozen=True)
+class LeaveGroupResult:
+    error: ErrorCode
+    members: tuple[LeaveMemberResult, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class MemberSummary:
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    metadata: bytes
+    assignment: bytes
+
+
+@dataclass(slots=True, frozen=True)
+class GroupSummary:
+    state: str
+    protocol_type: str
+    protocol: str
+    members: tuple[MemberSummary, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class DescribedGroup:
+    group_id: str
+    error: ErrorCode
+    summary: GroupSummary
+
+
+@dataclass(slots=True, frozen=True)
+class GroupOverview:
+    group_id: str
+    protocol_type: str
+    state: str
+    group_type: str = "classic"
+
+
+@dataclass(slots=True, frozen=True)
+class PartitionOffset:
+    """OffsetFetch's answer for one partition."""
+
+    offset: int
+    metadata: str | None
+    leader_epoch: int
+    error: ErrorCode
+
+
+JoinCallback = Callable[[JoinGroupResult], None]
+SyncCallback = Callable[[SyncGroupResult], None]
+CommitCallback = Callable[[dict[TopicPartition, ErrorCode]], None]
+
+EMPTY_GROUP_SUMMARY = GroupSummary(state="", protocol_type="", protocol=NO_PROTOCOL)
+DEAD_GROUP_SUMMARY = GroupSummary(state="Dead", protocol_type="", protocol=NO_PROTOCOL)
