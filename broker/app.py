@@ -6,13 +6,17 @@ import asyncio
 import base64
 import signal
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import structlog
 
 from broker.config import Config
-from broker.topics import MemoryTopics, TopicInfo, TopicRegistry
+from broker.fetch_wait import DelayedFetch
+from broker.log.manager import LogManager, TopicInfo
+from broker.producer_ids import ProducerIdManager
+from purgatory import MonotonicClock, Purgatory, Timer
 
 if TYPE_CHECKING:
     from broker.server import KafkaConnection
@@ -40,8 +44,13 @@ class Broker:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.connections: set[KafkaConnection] = set()
-        self.topics: TopicRegistry = MemoryTopics()
+        self.clock = MonotonicClock()
+        self.timer = Timer(self.clock)
+        self.fetch_purgatory: Purgatory[DelayedFetch] = Purgatory("Fetch", self.timer)
+        self._logs: LogManager | None = None
+        self.producer_ids: ProducerIdManager
         self.cluster_id = config.cluster_id or ""
+        self._periodic: dict[str, asyncio.TimerHandle] = {}
         self._server: asyncio.base_events.Server | None = None
         self._bound: tuple[str, int] | None = None
         self._stopped: asyncio.Event | None = None  # created by start(), inside the loop
@@ -76,10 +85,32 @@ class Broker:
             tmp.replace(meta_path)
 
     # topics ----------------------------------------------------------------------
+    @property
+    def logs(self) -> LogManager:
+        if self._logs is None:
+            raise RuntimeError("broker not started")
+        return self._logs
+
     def auto_create_topic(self, name: str) -> TopicInfo:
-        info = self.topics.create(name, self.config.num_partitions)
+        info = self.logs.create_topic(name)
         log.info("topic.auto_created", topic=name, partitions=info.partitions)
         return info
+
+    def _on_append(self, topic: str, partition: int) -> None:
+        self.fetch_purgatory.check_and_complete((topic, partition))
+
+    def every(self, name: str, interval_ms: int, work: Callable[[], object]) -> None:
+        """Run `work` every `interval_ms` on the loop until the broker stops (periodic housekeeping)."""
+        loop = asyncio.get_running_loop()
+
+        def tick() -> None:
+            try:
+                work()
+            except Exception:
+                log.exception("broker.periodic_task_failed", task=name)
+            self._periodic[name] = loop.call_later(interval_ms / 1000, tick)
+
+        self._periodic[name] = loop.call_later(interval_ms / 1000, tick)
 
     # lifecycle -------------------------------------------------------------------
     async def start(self) -> None:
@@ -88,6 +119,13 @@ class Broker:
         self._load_identity()
         loop = asyncio.get_running_loop()
         self._stopped = asyncio.Event()
+        self._logs = LogManager(self.config.data_dir, self.config.to_properties())
+        self.producer_ids = ProducerIdManager(self.config.data_dir)
+        self._logs.on_append.append(self._on_append)
+        self.timer.attach_loop(loop)
+        self.every("log-retention", self.config.log_retention_check_interval_ms, self._logs.enforce_retention)
+        if self.config.log_flush_interval_ms is not None:
+            self.every("log-flush", self.config.log_flush_interval_ms, self._logs.flush_due)
         self._server = await loop.create_server(
             lambda: KafkaConnection(self), self.config.host, self.config.port, reuse_address=True
         )
@@ -109,6 +147,12 @@ class Broker:
                 conn.close()
             await self._server.wait_closed()
             self._server = None
+        for handle in self._periodic.values():
+            handle.cancel()
+        self._periodic.clear()
+        self.timer.close()
+        if self._logs is not None:
+            self._logs.close()
         if self._stopped is not None:
             self._stopped.set()
         log.info("broker.stopped")

@@ -34,6 +34,7 @@ class KafkaConnection(asyncio.Protocol):
         self._write_paused = False
         self._read_paused = False
         self._closed = False
+        self._task: asyncio.Future[Reply] | None = None
         self._log = log
 
     # asyncio.Protocol callbacks -------------------------------------------------
@@ -47,6 +48,8 @@ class KafkaConnection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._closed = True
         self._queue.clear()
+        if self._task is not None:
+            self._task.cancel()  # a parked request (join, fetch) whose client is gone
         self._broker.connections.discard(self)
 
     def data_received(self, data: bytes) -> None:
@@ -102,7 +105,7 @@ class KafkaConnection(asyncio.Protocol):
                 transport.write(reply)
             elif reply is not None:
                 self._busy = True
-                task = asyncio.ensure_future(cast(Awaitable[Reply], reply))
+                task = self._task = asyncio.ensure_future(cast(Awaitable[Reply], reply))
                 task.add_done_callback(self._on_reply)
                 return
         if self._read_paused and len(queue) < _MAX_QUEUED // 2 and transport is not None and not self._closed:
@@ -111,6 +114,7 @@ class KafkaConnection(asyncio.Protocol):
 
     def _on_reply(self, task: asyncio.Future[Reply]) -> None:
         self._busy = False
+        self._task = None
         if self._closed:
             return
         if task.cancelled():

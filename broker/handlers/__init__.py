@@ -7,13 +7,21 @@ from typing import cast
 
 from broker.handlers import (
     api_versions,
+    fetch,
+    init_producer_id,
+    list_offsets,
     metadata,
+    produce,
 )
 from broker.handlers.registry import Handler
 
 _MODULES: list[ModuleType] = [
     api_versions,
+    fetch,
+    init_producer_id,
+    list_offsets,
     metadata,
+    produce,
 ]
 
 HANDLERS: dict[int, Handler] = {m.API_KEY: cast(Handler, m) for m in _MODULES}

@@ -10,13 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from broker.context import RequestContext
-from broker.topics import TopicInfo, validate_topic_name
-from protocol.errors import ErrorCode, KafkaError
+from broker.log.errors import LogError
+from broker.log.manager import TopicInfo, validate_topic_name
+from protocol.errors import ErrorCode
 
 API_KEY = 3
 VERSIONS = (0, 12)
 
 OFFSETS_TOPIC = "__consumer_offsets"
+INTERNAL_TOPICS = frozenset({OFFSETS_TOPIC, "__transaction_state"})
 
 
 def _topic_entry(info: TopicInfo, node_id: int) -> dict[str, Any]:
@@ -25,7 +27,7 @@ def _topic_entry(info: TopicInfo, node_id: int) -> dict[str, Any]:
         error_code=ErrorCode.NONE,
         name=info.name,
         topic_id=info.topic_id,
-        is_internal=info.internal,
+        is_internal=info.name in INTERNAL_TOPICS,
         partitions=[
             dict(
                 error_code=ErrorCode.NONE,
@@ -50,13 +52,13 @@ def handle(ctx: RequestContext, request: Any) -> Any:
     config = broker.config
     node_id = config.node_id
     host, port = broker.advertised
-    topics = broker.topics
+    logs = broker.logs
     wanted = request.topics
     if ctx.version == 0 and not wanted:
         wanted = None  # v0: an empty list means every topic
     entries: list[dict[str, Any]] = []
     if wanted is None:
-        entries = [_topic_entry(t, node_id) for t in topics.all() if t.name != OFFSETS_TOPIC]
+        entries = [_topic_entry(t, node_id) for t in logs.topics() if t.name != OFFSETS_TOPIC]
     else:
         allow_auto = config.auto_create_topics_enable and (
             ctx.version < 4 or request.allow_auto_topic_creation
@@ -64,23 +66,27 @@ def handle(ctx: RequestContext, request: Any) -> Any:
         for t in wanted:
             name = t.name
             if name is None:
-                info = next((i for i in topics.all() if i.topic_id == t.topic_id), None)
+                info = logs.topic_by_id(t.topic_id)
                 if info is None:
                     entries.append(_error_entry(None, ErrorCode.UNKNOWN_TOPIC_ID, t.topic_id))
                 else:
                     entries.append(_topic_entry(info, node_id))
                 continue
-            info = topics.get(name)
+            info = logs.topic(name)
             if info is None:
                 try:
                     validate_topic_name(name)
-                except KafkaError as exc:
+                except LogError as exc:
                     entries.append(_error_entry(name, exc.code))
                     continue
                 if not allow_auto or name == OFFSETS_TOPIC:
                     entries.append(_error_entry(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
                     continue
-                info = broker.auto_create_topic(name)
+                try:
+                    info = broker.auto_create_topic(name)
+                except LogError as exc:
+                    entries.append(_error_entry(name, exc.code))
+                    continue
             entries.append(_topic_entry(info, node_id))
     return ctx.response(
         throttle_time_ms=0,

@@ -1,0 +1,89 @@
+"""Fetch (1): record batches spliced from the partition logs; waits in the purgatory for min_bytes.
+
+v4 isolation level + last stable offset; v5 log start offset; v7 sessions (KIP-227: we answer every
+fetch as a full, sessionless one: session id 0); v9 current leader epoch; v11 rack id;
+v12 flexible; v13 topic ids; v15 replica state; v16 node endpoints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from broker.context import RequestContext
+from broker.fetch_wait import DelayedFetch, FetchResult, PartitionFetch, read_partitions
+from protocol.errors import ErrorCode
+
+API_KEY = 1
+VERSIONS = (4, 17)
+
+_UNBOUNDED = 0x7FFFFFFF
+
+
+def _wanted(ctx: RequestContext, request: Any) -> list[PartitionFetch]:
+    logs = ctx.broker.logs
+    by_id = ctx.version >= 13
+    wanted: list[PartitionFetch] = []
+    for t in request.topics:
+        if by_id:
+            info = logs.topic_by_id(t.topic_id)
+            name = info.name if info else ""
+            missing = ErrorCode.UNKNOWN_TOPIC_ID
+        else:
+            info = logs.topic(t.topic)
+            name = t.topic
+            missing = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        for p in t.partitions:
+            error = ErrorCode.NONE
+            if info is None:
+                error = missing
+            elif not 0 <= p.partition < info.partitions:
+                error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            wanted.append(
+                PartitionFetch(name, t.topic_id, p.partition, p.fetch_offset, p.partition_max_bytes, error)
+            )
+    return wanted
+
+
+def _response(ctx: RequestContext, request: Any, wanted: list[PartitionFetch], result: FetchResult) -> Any:
+    topics: list[dict[str, Any]] = []
+    index: dict[Any, list[dict[str, Any]]] = {}
+    by_id = ctx.version >= 13
+    for p, data in zip(wanted, result.partitions, strict=True):
+        key = p.topic_id if by_id else p.topic
+        parts = index.get(key)
+        if parts is None:
+            parts = index[key] = []
+            topics.append(dict(topic=p.topic, topic_id=p.topic_id, partitions=parts))
+        parts.append(
+            dict(
+                partition_index=p.partition,
+                error_code=data.error,
+                high_watermark=data.high_watermark,
+                last_stable_offset=data.high_watermark,
+                log_start_offset=data.log_start_offset,
+                aborted_transactions=None,
+                preferred_read_replica=-1,
+                records=data.records,
+            )
+        )
+    return ctx.response(throttle_time_ms=0, error_code=ErrorCode.NONE, session_id=0, responses=topics)
+
+
+def handle(ctx: RequestContext, request: Any) -> Any:
+    logs = ctx.broker.logs
+    wanted = _wanted(ctx, request)
+    max_bytes = request.max_bytes if request.max_bytes > 0 else _UNBOUNDED
+    result = read_partitions(logs, wanted, max_bytes)
+    if request.max_wait_ms <= 0 or not wanted or result.has_error or result.total_bytes >= request.min_bytes:
+        return _response(ctx, request, wanted, result)
+    done: asyncio.Future[FetchResult] = asyncio.get_running_loop().create_future()
+    op = DelayedFetch(request.max_wait_ms, logs, wanted, request.min_bytes, max_bytes, done)
+    ctx.broker.fetch_purgatory.try_complete_else_watch(op, {(p.topic, p.partition) for p in wanted})
+    return _await_response(ctx, request, wanted, done)
+
+
+async def _await_response(
+    ctx: RequestContext, request: Any, wanted: list[PartitionFetch], done: asyncio.Future[FetchResult]
+) -> Any:
+    return _response(ctx, request, wanted, await done)

@@ -1,0 +1,57 @@
+"""ListOffsets (2): earliest (-2), latest (-1), max timestamp (-3) or the first offset at a timestamp.
+
+v1 one offset + timestamp; v2 isolation level; v4 leader epoch; v6 flexible; v7 max timestamp (KIP-734);
+v8 earliest local (-4) (the same as earliest here); v9 last tiered (-5); v10 timeout.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from broker.context import RequestContext
+from broker.log.errors import LogError
+from protocol.errors import ErrorCode
+
+API_KEY = 2
+VERSIONS = (1, 8)
+
+LATEST = -1
+EARLIEST = -2
+MAX_TIMESTAMP = -3
+EARLIEST_LOCAL = -4
+
+
+def _lookup(ctx: RequestContext, topic: str, partition: int, timestamp: int) -> dict[str, Any]:
+    out: dict[str, Any] = dict(partition_index=partition, error_code=ErrorCode.NONE, timestamp=-1, offset=-1)
+    out["leader_epoch"] = 0
+    try:
+        plog = ctx.broker.logs.get_log(topic, partition)
+    except LogError as exc:
+        out["error_code"] = exc.code
+        return out
+    if timestamp == LATEST:
+        out["offset"] = plog.high_watermark
+    elif timestamp in (EARLIEST, EARLIEST_LOCAL):
+        out["offset"] = plog.log_start_offset
+    elif timestamp == MAX_TIMESTAMP and ctx.version >= 7:
+        found = plog.max_timestamp_offset()
+        if found is not None:
+            out["timestamp"], out["offset"] = found.timestamp, found.offset
+    elif timestamp < 0:
+        out["error_code"] = ErrorCode.UNSUPPORTED_VERSION
+    else:
+        found = plog.offset_for_timestamp(timestamp)
+        if found is not None:
+            out["timestamp"], out["offset"] = found.timestamp, found.offset
+    return out
+
+
+def handle(ctx: RequestContext, request: Any) -> Any:
+    topics = [
+        dict(
+            name=t.name,
+            partitions=[_lookup(ctx, t.name, p.partition_index, p.timestamp) for p in t.partitions],
+        )
+        for t in request.topics
+    ]
+    return ctx.response(throttle_time_ms=0, topics=topics)

@@ -1,0 +1,74 @@
+"""Produce (0): append the producer's record batches to the partition logs, as sent.
+
+v3 transactional id + magic v2 only; v5 log start offset; v7 ZStandard; v8 record errors;
+v9 flexible; v10 current leader (tagged); v12 no change; v13 topic ids.
+acks 0/1/-1 all mean "written to the log file" on a single broker; acks=0 gets no response.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from broker.context import RequestContext
+from broker.log.errors import LogError
+from protocol.errors import ErrorCode
+
+API_KEY = 0
+VERSIONS = (3, 11)
+
+
+def _partition_response(
+    index: int, error: ErrorCode, message: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    out: dict[str, Any] = dict(
+        index=index,
+        error_code=error,
+        base_offset=-1,
+        log_append_time_ms=-1,
+        log_start_offset=-1,
+        record_errors=[],
+        error_message=message,
+    )
+    out.update(extra)
+    return out
+
+
+def handle(ctx: RequestContext, request: Any) -> Any:
+    logs = ctx.broker.logs
+    acks = request.acks
+    topics: list[dict[str, Any]] = []
+    for t in request.topic_data:
+        name = t.name
+        parts: list[dict[str, Any]] = []
+        for p in t.partition_data:
+            if acks not in (-1, 0, 1):
+                parts.append(_partition_response(p.index, ErrorCode.INVALID_REQUIRED_ACKS))
+                continue
+            if request.transactional_id is not None:
+                parts.append(
+                    _partition_response(
+                        p.index,
+                        ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+                        "no transactions",
+                    )
+                )
+                continue
+            try:
+                plog = logs.get_log(name, p.index)
+                info = plog.append(p.records or b"")
+            except LogError as exc:
+                parts.append(_partition_response(p.index, exc.code, exc.message or None))
+                continue
+            parts.append(
+                _partition_response(
+                    p.index,
+                    ErrorCode.NONE,
+                    base_offset=info.base_offset,
+                    log_append_time_ms=info.log_append_time,
+                    log_start_offset=info.log_start_offset,
+                )
+            )
+        topics.append(dict(name=name, partition_responses=parts))
+    if acks == 0:
+        return None
+    return ctx.response(responses=topics, throttle_time_ms=0)
