@@ -252,6 +252,8 @@ class LogConfig:
     delete_retention_ms: int = 86_400_000
     min_compaction_lag_ms: int = 0
     min_cleanable_dirty_ratio: float = 0.5
+    message_timestamp_before_max_ms: int = LONG_MAX
+    message_timestamp_after_max_ms: int = 3_600_000
 
     @property
     def log_append_time(self) -> bool:
@@ -287,4 +289,6 @@ class LogConfig:
             delete_retention_ms=int(merged["delete.retention.ms"]),
             min_compaction_lag_ms=int(merged["min.compaction.lag.ms"]),
             min_cleanable_dirty_ratio=float(merged["min.cleanable.dirty.ratio"]),
+            message_timestamp_before_max_ms=int(merged["message.timestamp.before.max.ms"]),
+            message_timestamp_after_max_ms=int(merged["message.timestamp.after.max.ms"]),
         )

@@ -21,7 +21,7 @@ from broker.log.batch import (
     split_batches,
 )
 from broker.log.config import LogConfig
-from broker.log.errors import OffsetOutOfRange, RecordListTooLarge
+from broker.log.errors import InvalidTimestamp, OffsetOutOfRange, RecordListTooLarge, UnknownTopicOrPartition
 from broker.log.producer_state import ProducerStateManager
 from broker.log.segment import SUFFIX, ScanError, Segment
 
@@ -53,6 +53,21 @@ class TimestampOffset:
 
     timestamp: int
     offset: int
+
+
+def _check_timestamps(headers: list[BatchHeader], now_ms: int, config: LogConfig) -> None:
+    """message.timestamp.{before,after}.max.ms for CreateTime topics, judged from batch headers."""
+    for header in headers:
+        if header.max_timestamp - now_ms > config.message_timestamp_after_max_ms:
+            raise InvalidTimestamp(
+                f"timestamp {header.max_timestamp} is more than message.timestamp.after.max.ms "
+                f"{config.message_timestamp_after_max_ms} ahead of the broker time {now_ms}"
+            )
+        if now_ms - header.base_timestamp > config.message_timestamp_before_max_ms:
+            raise InvalidTimestamp(
+                f"timestamp {header.base_timestamp} is more than message.timestamp.before.max.ms "
+                f"{config.message_timestamp_before_max_ms} behind the broker time {now_ms}"
+            )
 
 
 class PartitionLog:
@@ -187,6 +202,7 @@ class PartitionLog:
         The bytes are on their way to disk (written to the OS) when this returns. A retried batch of
         an idempotent producer is acknowledged with its original offsets and not stored again.
         """
+        self._ensure_open()
         config = self.config
         batches = split_batches(records, max_batch_bytes=config.max_message_bytes)
         if not batches:
@@ -209,6 +225,8 @@ class PartitionLog:
             raise RecordListTooLarge(f"{total} bytes of records exceed segment.bytes {config.segment_bytes}")
 
         now = self._time_ms() if now_ms is None else now_ms
+        if not config.log_append_time:
+            _check_timestamps(headers, now, config)
         buf = bytearray(records)
         base = next_offset = self.log_end_offset
         append_time = now if config.log_append_time else -1
@@ -293,6 +311,7 @@ class PartitionLog:
         beyond `max_offset` (exclusive) are left out. Reads stay within one segment, as Kafka's do.
         Raises OffsetOutOfRange outside [log start offset, log end offset].
         """
+        self._ensure_open()
         end_offset = self.log_end_offset
         if fetch_offset < self._log_start_offset or fetch_offset > end_offset:
             raise OffsetOutOfRange(
@@ -373,6 +392,7 @@ class PartitionLog:
 
     def delete_records(self, before_offset: int) -> int:
         """DeleteRecords: move the log start offset to `before_offset` (-1 = high watermark)."""
+        self._ensure_open()
         target = self.high_watermark if before_offset == -1 else before_offset
         if target < 0 or target > self.high_watermark:
             raise OffsetOutOfRange(
@@ -470,6 +490,10 @@ class PartitionLog:
         self._log.info("log.truncated", log_end_offset=self.log_end_offset)
 
     # -- lifecycle -----------------------------------------------------------------------------
+
+    def _ensure_open(self) -> None:
+        if self._closed:
+            raise UnknownTopicOrPartition(f"{self.topic}-{self.partition} is closed or deleted")
 
     def update_config(self, config: LogConfig) -> None:
         self.config = config

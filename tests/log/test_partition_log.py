@@ -10,9 +10,11 @@ import pytest
 from broker.log.errors import (
     CorruptMessage,
     InvalidRecord,
+    InvalidTimestamp,
     MessageTooLarge,
     OffsetOutOfRange,
     RecordListTooLarge,
+    UnknownTopicOrPartition,
 )
 from broker.log.partition_log import PartitionLog, TimestampOffset
 
@@ -223,3 +225,28 @@ def test_truncate_to_drops_whole_batches_at_and_after_the_offset(tmp_path: Path)
     assert plog.log_end_offset == 0 and read_all(plog) == []
     plog.close()
     assert open_log(tmp_path, segment_bytes=700).log_end_offset == 0
+
+
+def test_create_time_topics_reject_timestamps_too_far_from_broker_time(tmp_path: Path) -> None:
+    now = 1_800_000_000_000
+    plog = PartitionLog(tmp_path, config(message_timestamp_before_max_ms=60_000), time_ms=lambda: now)
+    hour = 3_600_000
+    assert plog.append(batch(records(1, ts=now + hour))).base_offset == 0
+    with pytest.raises(InvalidTimestamp) as e:
+        plog.append(batch(records(1, ts=now + hour + 1)))
+    assert e.value.code == 32
+    with pytest.raises(InvalidTimestamp):
+        plog.append(batch(records(1, ts=now - 60_001)))
+    lat = config(message_timestamp_type="LogAppendTime")
+    appended = PartitionLog(tmp_path / "lat", lat, time_ms=lambda: now)
+    assert appended.append(batch(records(1, ts=now + 100 * hour))).base_offset == 0
+
+
+def test_a_closed_log_refuses_appends_and_reads(tmp_path: Path) -> None:
+    plog = open_log(tmp_path)
+    plog.append(batch(1))
+    plog.close()
+    with pytest.raises(UnknownTopicOrPartition):
+        plog.append(batch(1))
+    with pytest.raises(UnknownTopicOrPartition):
+        plog.read(0, 100)

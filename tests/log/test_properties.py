@@ -35,7 +35,7 @@ def test_append_read_reopen_matches_a_model(
     config = LogConfig(segment_bytes=segment_bytes, index_interval_bytes=interval)
     model: list[Rec] = []
     with tempfile.TemporaryDirectory() as d:
-        plog = PartitionLog(Path(d), config)
+        plog = PartitionLog(Path(d), config, time_ms=lambda: 2**42)
         for op in ops:
             if op[0] == "append":
                 recs, codec = op[1], op[2]
@@ -63,7 +63,7 @@ def test_append_read_reopen_matches_a_model(
             else:
                 if op[1]:
                     plog.close()
-                plog = PartitionLog(Path(d), config)
+                plog = PartitionLog(Path(d), config, time_ms=lambda: 2**42)
                 assert plog.log_end_offset == len(model)
         offset = 0
         while offset < len(model):

@@ -16,7 +16,7 @@ DAY = 86_400_000
 
 def timed_log(path: Path, **kw: object) -> PartitionLog:
     """Ten 2-record batches, one per day of record time, ~3 batches per segment."""
-    plog = PartitionLog(path, config(segment_bytes=400, **kw), time_ms=lambda: 0)
+    plog = PartitionLog(path, config(segment_bytes=400, **kw), time_ms=lambda: 10 * DAY)
     for day in range(10):
         plog.append(batch([Rec(b"k", b"v" * 20, day * DAY), Rec(b"k", b"v" * 20, day * DAY + 1)]))
     return plog
@@ -44,7 +44,7 @@ def test_when_everything_expired_the_active_segment_goes_too(tmp_path: Path) -> 
     assert plog.log_start_offset == plog.log_end_offset == 20
     assert len(plog.segments) == 1 and plog.segments[0].base_offset == 20
     assert plog.read(20, 100) == b""
-    assert plog.append(batch(1)).base_offset == 20
+    assert plog.append(batch([Rec(b"k", b"v", DAY)])).base_offset == 20
     plog.close()
     again = PartitionLog(tmp_path, config(segment_bytes=400))
     assert (again.log_start_offset, again.log_end_offset) == (20, 21)
