@@ -17,7 +17,8 @@ def test_v4_dynamic_join_gets_member_id_required_with_client_id_uuid_then_rejoin
     result = first.result
     assert result.error is ErrorCode.MEMBER_ID_REQUIRED
     assert result.member_id.startswith("my-app-")
-    assert str(uuid.UUID(result.member_id.removeprefix("my-app-"))) == result.member_id.removeprefix("my-app-")
+    suffix = result.member_id.removeprefix("my-app-")
+    assert str(uuid.UUID(suffix)) == suffix
     assert h.members() == set()  # only pending so far
 
     second = h.join(member_id=result.member_id, client_id="my-app", version=4)
@@ -221,7 +222,8 @@ def test_protocol_vote_picks_the_most_preferred_common_protocol() -> None:
 def test_disjoint_protocols_get_inconsistent_group_protocol() -> None:
     h = Harness()
     h.stable_group(1)
-    assert h.join(protocols=[("cooperative-sticky", b"")]).result.error is ErrorCode.INCONSISTENT_GROUP_PROTOCOL
+    disjoint = h.join(protocols=[("cooperative-sticky", b"")])
+    assert disjoint.result.error is ErrorCode.INCONSISTENT_GROUP_PROTOCOL
     assert h.join(protocol_type="connect").result.error is ErrorCode.INCONSISTENT_GROUP_PROTOCOL
 
 
@@ -266,7 +268,7 @@ def test_join_with_unknown_member_id_gets_unknown_member_id() -> None:
 
 def test_completing_rebalance_rejoin_with_same_metadata_gets_current_generation() -> None:
     h = Harness()
-    a, b = (h.join_new(client_id=c) for c in ("a", "b"))
+    a, _ = (h.join_new(client_id=c) for c in ("a", "b"))
     h.advance(6_000)
     leader_id = a[1].result.leader_id
     assert h.state() is GroupState.COMPLETING_REBALANCE
