@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import inspect
 import struct
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from broker.app import Broker
-from broker.config import Config
 from broker.dispatch import CloseConnection, dispatch
 from broker.handlers import supported_versions
 from protocol.codec import REQUESTS, RESPONSES
 from protocol.errors import ErrorCode
+from tests.conftest import make_config
 from tests.protocol.strategies import request_of
 from tests.support.brokers import ThreadBroker
 from tests.support.wire import WireClient
@@ -24,25 +24,36 @@ SUPPORTED = [(key, v) for key, lo, hi in supported_versions() for v in range(lo,
 
 
 @pytest.fixture(scope="module")
-def offline_broker(tmp_path_factory: pytest.TempPathFactory) -> Broker:
-    return Broker(Config(log_dirs=str(tmp_path_factory.mktemp("offline"))))
+def offline_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadBroker]:
+    """A running broker whose dispatch is called directly on its loop, without a socket."""
+    running = ThreadBroker(make_config(tmp_path_factory.mktemp("fuzz"))).start()
+    yield running
+    running.stop()
 
 
-def _answer_or_close(broker: Broker, frame: bytes) -> None:
-    try:
-        reply = dispatch(broker, frame, "fuzz")
-    except CloseConnection:
-        return
-    if inspect.isawaitable(reply):
-        reply.close()  # type: ignore[attr-defined]
-    else:
-        assert reply is None or isinstance(reply, bytes)
+def _answer_or_close(running: ThreadBroker, frame: bytes) -> None:
+    assert running.broker is not None
+    broker = running.broker
+
+    def call() -> None:
+        try:
+            reply = dispatch(broker, frame, "fuzz")
+        except CloseConnection:
+            return
+        if inspect.isawaitable(reply):
+            reply.close()  # type: ignore[attr-defined]
+        else:
+            assert reply is None or isinstance(reply, bytes)
+
+    running.call(call)
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.binary(max_size=64) | st.builds(lambda k, v, rest: struct.pack(">hh", k, v) + rest,
        st.sampled_from([k for k, _ in SUPPORTED]), st.integers(-2, 20), st.binary(max_size=64)))  # fmt: skip
-def test_random_frames_are_answered_or_close_the_connection(offline_broker: Broker, frame: bytes) -> None:
+def test_random_frames_are_answered_or_close_the_connection(
+    offline_broker: ThreadBroker, frame: bytes
+) -> None:
     _answer_or_close(offline_broker, frame)
 
 
@@ -58,7 +69,7 @@ def truncated_requests(draw: st.DrawFn) -> bytes:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(truncated_requests())
 def test_truncated_requests_are_answered_or_close_the_connection(
-    offline_broker: Broker, frame: bytes
+    offline_broker: ThreadBroker, frame: bytes
 ) -> None:
     _answer_or_close(offline_broker, frame)
 

@@ -45,14 +45,21 @@ def struct_values(struct: Any, version: int) -> st.SearchStrategy[dict[str, Any]
     return st.fixed_dictionaries(parts)
 
 
+def _data_class(field: Any) -> Any:
+    """kafka-python creates nested data classes on first use; make one if it has not yet."""
+    if field.data_class is None:
+        from kafka.protocol.data_container import DataContainer
+
+        field.set_data_class(type(field.type_str, (DataContainer,), {"_struct": field}))
+    return field.data_class
+
+
 def _field(field: Any, version: int) -> st.SearchStrategy[Any] | None:
     if field.is_struct_array():
-        cls = field.data_class
-        item = struct_values(field, version).map(lambda d: cls(**d))
+        item = struct_values(field, version).map(lambda d: _data_class(field)(**d))
         return st.lists(item, max_size=2)
     if field.is_struct():
-        cls = field.data_class
-        return struct_values(field, version).map(lambda d: cls(**d))
+        return struct_values(field, version).map(lambda d: _data_class(field)(**d))
     type_str = field.type_str
     if type_str.startswith("[]"):
         try:
