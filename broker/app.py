@@ -49,6 +49,7 @@ class Broker:
         self.fetch_purgatory: Purgatory[DelayedFetch] = Purgatory("Fetch", self.timer)
         self._logs: LogManager | None = None
         self.producer_ids: ProducerIdManager
+        self.dynamic_configs: dict[str, str] = {}  # set by IncrementalAlterConfigs, in memory only
         self.cluster_id = config.cluster_id or ""
         self._periodic: dict[str, asyncio.TimerHandle] = {}
         self._server: asyncio.base_events.Server | None = None
@@ -95,6 +96,11 @@ class Broker:
         info = self.logs.create_topic(name)
         log.info("topic.auto_created", topic=name, partitions=info.partitions)
         return info
+
+    def on_topic_deleted(self, info: TopicInfo) -> None:
+        """Wake fetches parked on the topic's partitions: they now answer UNKNOWN_TOPIC_OR_PARTITION."""
+        for partition in range(info.partitions):
+            self.fetch_purgatory.check_and_complete((info.name, partition))
 
     def _on_append(self, topic: str, partition: int) -> None:
         self.fetch_purgatory.check_and_complete((topic, partition))

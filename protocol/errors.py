@@ -121,6 +121,7 @@ class ErrorCode(IntEnum):
     UNRELEASED_INSTANCE_ID = 111
     UNSUPPORTED_ASSIGNOR = 112
     STALE_MEMBER_EPOCH = 113
+    UNSUPPORTED_ENDPOINT_TYPE = 118
 
 
 class KafkaError(Exception):

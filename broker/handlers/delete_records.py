@@ -1,0 +1,33 @@
+"""DeleteRecords (21): move a partition's log start offset forward (-1 = to the high watermark).
+
+v1 no change; v2 flexible.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from broker.context import RequestContext
+from broker.log.errors import LogError
+from protocol.errors import ErrorCode
+
+API_KEY = 21
+VERSIONS = (0, 2)
+
+
+def _delete(ctx: RequestContext, topic: str, partition: int, offset: int) -> dict[str, Any]:
+    try:
+        low = ctx.broker.logs.get_log(topic, partition).delete_records(offset)
+    except LogError as exc:
+        return dict(partition_index=partition, low_watermark=-1, error_code=exc.code)
+    return dict(partition_index=partition, low_watermark=low, error_code=ErrorCode.NONE)
+
+
+def handle(ctx: RequestContext, request: Any) -> Any:
+    topics = [
+        dict(
+            name=t.name, partitions=[_delete(ctx, t.name, p.partition_index, p.offset) for p in t.partitions]
+        )
+        for t in request.topics
+    ]
+    return ctx.response(throttle_time_ms=0, topics=topics)

@@ -1,0 +1,53 @@
+"""DeleteTopics (20): delete topics by name (or by id from v6); their logs are removed from disk.
+
+v1 throttle time; v4 flexible; v5 error messages; v6 topics by name or id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from broker.context import RequestContext
+from broker.log.errors import LogError
+from protocol.errors import ErrorCode
+
+API_KEY = 20
+VERSIONS = (1, 6)
+
+_INTERNAL = frozenset({"__consumer_offsets", "__transaction_state"})
+
+
+def _delete(ctx: RequestContext, name: str | None, topic_id: Any) -> dict[str, Any]:
+    logs = ctx.broker.logs
+    if name is None:
+        info = logs.topic_by_id(topic_id) if topic_id is not None else None
+        if info is None:
+            return dict(
+                name=None, topic_id=topic_id, error_code=ErrorCode.UNKNOWN_TOPIC_ID, error_message=None
+            )
+        name = info.name
+    if not ctx.broker.config.delete_topic_enable:
+        return dict(
+            name=name, topic_id=topic_id, error_code=ErrorCode.TOPIC_DELETION_DISABLED, error_message=None
+        )
+    if name in _INTERNAL:
+        return dict(
+            name=name,
+            topic_id=topic_id,
+            error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+            error_message="internal topics cannot be deleted",
+        )
+    try:
+        info = logs.delete_topic(name)
+    except LogError as exc:
+        return dict(name=name, topic_id=topic_id, error_code=exc.code, error_message=exc.message or None)
+    ctx.broker.on_topic_deleted(info)
+    return dict(name=name, topic_id=info.topic_id, error_code=ErrorCode.NONE, error_message=None)
+
+
+def handle(ctx: RequestContext, request: Any) -> Any:
+    if ctx.version >= 6:
+        wanted = [(t.name, t.topic_id if t.name is None else None) for t in request.topics]
+    else:
+        wanted = [(name, None) for name in request.topic_names]
+    return ctx.response(throttle_time_ms=0, responses=[_delete(ctx, n, i) for n, i in wanted])

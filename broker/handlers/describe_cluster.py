@@ -1,0 +1,40 @@
+"""DescribeCluster (60): this single broker, the cluster id and the controller (itself).
+
+v1 endpoint type; v2 fenced brokers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from broker.context import RequestContext
+from protocol.errors import ErrorCode
+
+API_KEY = 60
+VERSIONS = (0, 1)
+
+_BROKERS_ENDPOINT = 1
+
+
+def handle(ctx: RequestContext, request: Any) -> Any:
+    broker = ctx.broker
+    host, port = broker.advertised
+    if ctx.version >= 1 and request.endpoint_type not in (0, _BROKERS_ENDPOINT):
+        return ctx.response(
+            throttle_time_ms=0,
+            error_code=ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
+            error_message="only broker endpoints are served",
+            endpoint_type=request.endpoint_type,
+            cluster_id=broker.cluster_id,
+            controller_id=-1,
+            brokers=[],
+        )
+    return ctx.response(
+        throttle_time_ms=0,
+        error_code=ErrorCode.NONE,
+        error_message=None,
+        endpoint_type=_BROKERS_ENDPOINT,
+        cluster_id=broker.cluster_id,
+        controller_id=broker.config.node_id,
+        brokers=[dict(broker_id=broker.config.node_id, host=host, port=port, rack=None)],
+    )
