@@ -21,6 +21,7 @@ PARTITION_LEADER_EPOCH_AT = 12
 MAGIC_AT = 16
 CRC_AT = 17
 ATTRIBUTES_AT = 21  # the CRC covers everything from here to the end of the batch
+LAST_OFFSET_DELTA_AT = 23
 MAX_TIMESTAMP_AT = 35
 
 COMPRESSION_MASK = 0x07

@@ -15,6 +15,7 @@ from typing import Any
 
 import structlog
 
+from broker.log import cleaner
 from broker.log.config import ConfigEntry, LogConfig, broker_defaults, describe, validate_overrides
 from broker.log.errors import (
     InvalidPartitions,
@@ -341,6 +342,11 @@ class LogManager:
         """Retention pass over every log (the broker calls this every log.retention.check.interval.ms)."""
         now = self._time_ms() if now_ms is None else now_ms
         return sum(plog.maybe_enforce_retention(now) for plog in self.logs())
+
+    def compact(self, now_ms: int | None = None) -> int:
+        """Compact the logs with cleanup.policy=compact whose dirty ratio is due; returns how many."""
+        now = self._time_ms() if now_ms is None else now_ms
+        return sum(cleaner.compact(plog, now) is not None for plog in self.logs() if plog.config.compact)
 
     def flush_due(self, now_ms: int | None = None) -> None:
         """Fsync logs whose flush.ms has elapsed."""

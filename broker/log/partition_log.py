@@ -8,6 +8,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -21,14 +22,24 @@ from broker.log.batch import (
     split_batches,
 )
 from broker.log.config import LogConfig
-from broker.log.errors import InvalidTimestamp, OffsetOutOfRange, RecordListTooLarge, UnknownTopicOrPartition
+from broker.log.errors import (
+    InvalidRecord,
+    InvalidTimestamp,
+    OffsetOutOfRange,
+    RecordListTooLarge,
+    UnknownTopicOrPartition,
+)
 from broker.log.producer_state import ProducerStateManager
 from broker.log.segment import SUFFIX, ScanError, Segment
+
+if TYPE_CHECKING:
+    from broker.log.cleaner import CleanPlan
 
 log = structlog.get_logger(__name__)
 
 CLEAN_SHUTDOWN_FILE = ".clean-shutdown"
 LOG_START_OFFSET_FILE = "log-start-offset"
+CLEANER_OFFSET_FILE = "cleaner-offset"
 
 
 def wall_clock_ms() -> int:
@@ -70,6 +81,17 @@ def _check_timestamps(headers: list[BatchHeader], now_ms: int, config: LogConfig
             )
 
 
+def _check_keys(records: bytes | bytearray | memoryview, batches: list[tuple[int, BatchHeader]]) -> None:
+    """Compacted topics need a key on every record; this decodes, so it only runs for them."""
+    from kafka.record.default_records import DefaultRecordBatch
+
+    view = memoryview(records)
+    for pos, header in batches:
+        for record in DefaultRecordBatch(view[pos : pos + header.size]):
+            if record.key is None:
+                raise InvalidRecord("compacted topic cannot accept a record without a key")
+
+
 class PartitionLog:
     """Segments of magic-v2 batches under `<data>/<topic>-<partition>/`, stored as the producer sent them.
 
@@ -100,6 +122,7 @@ class PartitionLog:
         self._segment_bases: list[int] = []
         self.producers = ProducerStateManager()
         self._log_start_offset = 0
+        self._cleaner_offset = 0
         self._flushed_offset = 0
         self._last_flush_ms = time_ms()
         self._closed = False
@@ -113,8 +136,9 @@ class PartitionLog:
         clean = marker.exists()
         marker.unlink(missing_ok=True)
         now = self._time_ms()
-        for stray in self.directory.glob("*.tmp"):
-            stray.unlink()
+        for pattern in ("*.tmp", "*.cleaned"):  # half-written checkpoints, unfinished compactions
+            for stray in self.directory.glob(pattern):
+                stray.unlink()
         files = sorted(
             (int(p.name[: -len(SUFFIX)]), p)
             for p in self.directory.glob(f"*{SUFFIX}")
@@ -141,7 +165,8 @@ class PartitionLog:
         if not self._segments:
             self._segments.append(Segment.create(self.directory, 0, self.config.index_interval_bytes, now))
         self._segment_bases = [s.base_offset for s in self._segments]
-        stored_start = self._read_log_start_offset()
+        stored_start = self._read_offset_file(LOG_START_OFFSET_FILE)
+        self._cleaner_offset = self._read_offset_file(CLEANER_OFFSET_FILE)
         self._log_start_offset = min(max(stored_start, self._segments[0].base_offset), self.log_end_offset)
         self._flushed_offset = self.log_end_offset if clean else 0
         self._log.debug(
@@ -155,17 +180,20 @@ class PartitionLog:
     def _replay_batch(self, header: BatchHeader) -> None:
         self.producers.record(header, header.base_offset, header.max_timestamp)
 
-    def _read_log_start_offset(self) -> int:
+    def _read_offset_file(self, name: str) -> int:
         try:
-            return int((self.directory / LOG_START_OFFSET_FILE).read_text().strip())
+            return int((self.directory / name).read_text().strip())
         except (FileNotFoundError, ValueError):
             return 0
 
-    def _write_log_start_offset(self) -> None:
-        path = self.directory / LOG_START_OFFSET_FILE
+    def _write_offset_file(self, name: str, offset: int) -> None:
+        path = self.directory / name
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(f"{self._log_start_offset}\n")
+        tmp.write_text(f"{offset}\n")
         os.replace(tmp, path)
+
+    def _write_log_start_offset(self) -> None:
+        self._write_offset_file(LOG_START_OFFSET_FILE, self._log_start_offset)
 
     # -- offsets -------------------------------------------------------------------------------
 
@@ -219,6 +247,8 @@ class PartitionLog:
                 duplicate.last_offset - duplicate.base_offset + 1,
                 duplicate=True,
             )
+        if config.compact:
+            _check_keys(records, batches)
         self.producers.validate(headers)
         total = batches[-1][0] + headers[-1].size
         if total > config.segment_bytes:
@@ -488,6 +518,43 @@ class PartitionLog:
             for _, header in segment.batches():
                 self._replay_batch(header)
         self._log.info("log.truncated", log_end_offset=self.log_end_offset)
+
+    # -- compaction ----------------------------------------------------------------------------
+
+    @property
+    def cleaner_offset(self) -> int:
+        """Offsets below this have been compacted at least once (drives the dirty ratio)."""
+        return self._cleaner_offset
+
+    def install_cleaned(self, plan: CleanPlan) -> bool:
+        """Swap compacted copies in for their segments; False (and nothing changed) if the log moved on."""
+        live = {id(s) for s in self._segments[:-1]}
+        if self._closed or any(id(old) not in live for old, _ in plan.replacements):
+            for _, path in plan.replacements:
+                path.unlink(missing_ok=True)
+            return False
+        now = self._time_ms()
+        swapped: dict[int, Segment | None] = {}
+        for old, path in plan.replacements:
+            old.close()
+            os.replace(path, old.path)  # atomic: a crash leaves the old or the new file, never neither
+            new = Segment(old.path, old.base_offset, self.config.index_interval_bytes, now)
+            new.recover(check_crc=False)
+            if new.is_empty:
+                new.delete()
+                swapped[id(old)] = None
+            else:
+                swapped[id(old)] = new
+        segments: list[Segment] = []
+        for s in self._segments:
+            replacement = swapped.get(id(s), s)
+            if replacement is not None:
+                segments.append(replacement)
+        self._segments = segments
+        self._segment_bases = [s.base_offset for s in segments]
+        self._cleaner_offset = max(self._cleaner_offset, plan.clean_offset)
+        self._write_offset_file(CLEANER_OFFSET_FILE, self._cleaner_offset)
+        return True
 
     # -- lifecycle -----------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from broker.log.errors import (
 )
 from broker.log.manager import LogManager
 
-from .helpers import batch, read_all, records
+from .helpers import Rec, batch, read_all, records
 
 
 def test_topics_partitions_ids_configs_and_data_survive_restart(tmp_path: Path) -> None:
@@ -182,3 +182,14 @@ def test_enforce_retention_runs_over_all_logs(tmp_path: Path) -> None:
             mgr.get_log("r", p).append(batch(records(1, ts=i, size=60)))
     assert mgr.enforce_retention(now_ms=1_000) == 6
     assert all(plog.log_start_offset == 3 for plog in mgr.logs())
+
+
+def test_compaction_pass_runs_over_compacted_topics_only(tmp_path: Path) -> None:
+    mgr = LogManager(tmp_path)
+    mgr.create_topic("c", 1, configs={"cleanup.policy": "compact", "segment.bytes": "300"})
+    mgr.create_topic("d", 1, configs={"segment.bytes": "300"})
+    for name in ("c", "d"):
+        for i in range(10):
+            mgr.get_log(name, 0).append(batch([Rec(b"same", b"v%d" % i, 1_700_000_000_000)]))
+    assert mgr.compact() == 1
+    assert len(read_all(mgr.get_log("c", 0))) < 10 == len(read_all(mgr.get_log("d", 0)))
