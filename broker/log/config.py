@@ -254,6 +254,7 @@ class LogConfig:
     min_cleanable_dirty_ratio: float = 0.5
     message_timestamp_before_max_ms: int = LONG_MAX
     message_timestamp_after_max_ms: int = 3_600_000
+    producer_id_expiration_ms: int = 86_400_000  # a broker property (producer.id.expiration.ms)
 
     @property
     def log_append_time(self) -> bool:

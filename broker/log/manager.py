@@ -82,6 +82,7 @@ class LogManager:
         self._defaults = broker_defaults(config)
         self.default_partitions = int(_lookup(config, "num.partitions", 1))
         self.default_replication_factor = int(_lookup(config, "default.replication.factor", 1))
+        self.producer_id_expiration_ms = int(_lookup(config, "producer.id.expiration.ms", 86_400_000))
         self.on_append: list[Callable[[str, int], None]] = []
         self._topics: dict[str, TopicInfo] = {}
         self._by_id: dict[uuid.UUID, str] = {}
@@ -168,7 +169,8 @@ class LogManager:
                 log.exception("logs.append_listener_failed", topic=topic, partition=partition)
 
     def _log_config(self, info: TopicInfo) -> LogConfig:
-        return LogConfig.from_properties(info.configs, self._defaults)
+        config = LogConfig.from_properties(info.configs, self._defaults)
+        return replace(config, producer_id_expiration_ms=self.producer_id_expiration_ms)
 
     # -- topics --------------------------------------------------------------------------------
 
@@ -213,7 +215,7 @@ class LogManager:
                 f"unable to replicate the partition {rf} time(s): only 1 broker(s) are registered"
             )
         overrides = validate_overrides(configs or {})
-        info = TopicInfo(name, uuid.uuid4(), partitions, overrides)
+        info = TopicInfo(name, _new_topic_id(), partitions, overrides)
         config = self._log_config(info)
         if validate_only:
             return info
@@ -372,6 +374,14 @@ def _lookup(source: Mapping[str, Any] | Any | None, dotted: str, default: Any) -
     else:
         value = getattr(source, dotted.replace(".", "_"), None)
     return default if value is None else value
+
+
+def _new_topic_id() -> uuid.UUID:
+    """A random id whose base64 form does not start with '-' (Kafka avoids those for CLI tools)."""
+    while True:
+        topic_id = uuid.uuid4()
+        if topic_id.bytes[0] >> 2 != 62:  # 62 is '-' in URL-safe base64
+            return topic_id
 
 
 def _read_topic_id(marker: Path) -> uuid.UUID | None:

@@ -147,8 +147,10 @@ class PartitionLog:
         for i, (base, path) in enumerate(files):
             segment = Segment(path, base, self.config.index_interval_bytes, now)
             is_last = i == len(files) - 1
-            # A crash can only tear the segment being written; the others get a header walk.
-            problem = segment.recover(check_crc=is_last and not clean, on_batch=self._replay_batch)
+            # A crash can only tear the segment being written; the others get a header walk. The
+            # active one is CRC-checked even after a clean shutdown: a file edited while we were
+            # down must not be served either.
+            problem = segment.recover(check_crc=is_last, on_batch=self._replay_batch)
             self._segments.append(segment)
             if problem is not None:
                 self._log.warning(
@@ -439,6 +441,7 @@ class PartitionLog:
         """Delete whole old segments past retention.ms / retention.bytes; returns how many went."""
         now = self._time_ms() if now_ms is None else now_ms
         config = self.config
+        self.producers.expire(now, config.producer_id_expiration_ms)
         deleted = self._delete_prefix(self._below_log_start)
         if not config.delete:
             return deleted
@@ -566,7 +569,7 @@ class PartitionLog:
         self.config = config
 
     def close(self) -> None:
-        """Flush to disk and mark the shutdown clean, so the next open skips CRC recovery."""
+        """Flush to disk and mark the shutdown clean (the next open then has nothing left to fsync)."""
         if self._closed:
             return
         self.flush()

@@ -30,6 +30,7 @@ class ProducerEntry:
 
     producer_id: int
     epoch: int = NO_PRODUCER_EPOCH
+    last_timestamp: int = -1
     batches: deque[BatchMetadata] = field(default_factory=lambda: deque(maxlen=NUM_BATCHES_TO_RETAIN))
 
     @property
@@ -46,6 +47,7 @@ class ProducerEntry:
         return None
 
     def add(self, header: BatchHeader, base_offset: int, timestamp: int) -> None:
+        self.last_timestamp = max(self.last_timestamp, timestamp)
         if header.producer_epoch != self.epoch:
             self.epoch = header.producer_epoch
             self.batches.clear()
@@ -131,6 +133,13 @@ class ProducerStateManager:
         if entry is None:
             entry = self._producers[header.producer_id] = ProducerEntry(header.producer_id)
         entry.add(header, base_offset, timestamp)
+
+    def expire(self, now_ms: int, expiration_ms: int) -> int:
+        """Forget producers silent for longer than producer.id.expiration.ms; returns how many."""
+        stale = [pid for pid, e in self._producers.items() if now_ms - e.last_timestamp > expiration_ms]
+        for pid in stale:
+            del self._producers[pid]
+        return len(stale)
 
     def clear(self) -> None:
         self._producers.clear()

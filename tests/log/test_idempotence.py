@@ -104,3 +104,15 @@ def test_producer_state_is_rebuilt_from_the_log_on_restart(tmp_path: Path) -> No
     with pytest.raises(InvalidProducerEpoch):
         send(again, 4, epoch=2)
     assert send(again, 3, pid=PID + 1) == 8
+
+
+def test_silent_producers_expire_at_the_retention_pass(tmp_path: Path) -> None:
+    plog = PartitionLog(tmp_path, config(producer_id_expiration_ms=1000, retention_ms=-1))
+    ts = records(1)[0].timestamp
+    send(plog, 0)
+    send(plog, 0, pid=PID + 1)
+    plog.append(batch(records(1, start=5), producer_id=PID + 1, epoch=0, sequence=3))
+    plog.maybe_enforce_retention(ts + 1003)  # PID last wrote at ts + 2, PID + 1 at ts + 5
+    assert plog.producers.entry(PID) is None
+    assert plog.producers.entry(PID + 1) is not None
+    assert send(plog, 7) == 7  # forgotten: any sequence is accepted again

@@ -95,3 +95,16 @@ def test_a_clean_shutdown_is_reopened_without_warnings(tmp_path: Path) -> None:
     assert not (tmp_path / ".clean-shutdown").exists()
     assert plog.log_end_offset == 9
     assert not [e for e in logs if e["log_level"] == "warning"]
+
+
+def test_the_active_segment_is_crc_checked_even_after_a_clean_shutdown(tmp_path: Path) -> None:
+    ends = fill(tmp_path, 4)
+    PartitionLog(tmp_path, config()).close()
+    with open(active_file(tmp_path), "r+b") as f:
+        f.seek(ends[-1] - 1)
+        last = f.read(1)
+        f.seek(ends[-1] - 1)
+        f.write(bytes([last[0] ^ 0x80]))
+    plog, logs = reopen(tmp_path)
+    assert plog.log_end_offset == 9
+    assert [e["reason"] for e in logs if e["event"] == "log.truncated_invalid_tail"] == ["CRC mismatch"]
