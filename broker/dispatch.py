@@ -12,9 +12,11 @@ from broker.context import RequestContext
 from broker.handlers import HANDLERS, api_versions
 from protocol.codec import (
     MalformedRequest,
+    RequestHeader,
     build_response,
     decode_request,
     encode_response,
+    frame_response_body,
     is_flexible,
     parse_request_header,
     peek_key_version,
@@ -38,6 +40,8 @@ Reply = bytes | None
 
 def dispatch(broker: Broker, frame: bytes, peer_host: str) -> Reply | Awaitable[Reply]:
     """Answer one request frame: encoded response bytes, None (no response), or an awaitable of either.
+
+    A handler returns a response object, or `bytes` holding a body it encoded itself (hot paths), or None.
 
     Raises CloseConnection for anything that must close the connection (malformed frame, unknown API,
     unsupported version of an API other than ApiVersions).
@@ -78,13 +82,17 @@ def dispatch(broker: Broker, frame: bytes, peer_host: str) -> Reply | Awaitable[
     result = handler.handle(ctx, request)
     if result is None:
         return None
+    if isinstance(result, bytes):
+        return frame_response_body(result, correlation_id, api_key, api_version)
     if inspect.isawaitable(result):
-        return _finish(result, correlation_id)
+        return _finish(result, header)
     return encode_response(result, correlation_id)
 
 
-async def _finish(pending: Awaitable[Any], correlation_id: int) -> Reply:
+async def _finish(pending: Awaitable[Any], header: RequestHeader) -> Reply:
     response = await pending
     if response is None:
         return None
-    return encode_response(response, correlation_id)
+    if isinstance(response, bytes):
+        return frame_response_body(response, header.correlation_id, header.api_key, header.api_version)
+    return encode_response(response, header.correlation_id)

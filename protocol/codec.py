@@ -164,6 +164,20 @@ def encode_response(response: Any, correlation_id: int) -> bytes:
     return bytes(response.encode(header=True, framed=True))
 
 
+_RESPONSE_HEADER_V0 = struct.Struct(">ii")
+_RESPONSE_HEADER_V1 = struct.Struct(">iiB")
+
+
+def frame_response_body(body: bytes, correlation_id: int, api_key: int, version: int) -> bytes:
+    """Frame an already encoded response body (a hand-written hot-path encoder) with its header.
+
+    Flexible versions take response header v1 (an empty tagged-field section), except ApiVersions.
+    """
+    if api_key != 18 and is_flexible(api_key, version):
+        return _RESPONSE_HEADER_V1.pack(len(body) + 5, correlation_id, 0) + body
+    return _RESPONSE_HEADER_V0.pack(len(body) + 4, correlation_id) + body
+
+
 def response_has_field(api_key: int, version: int, name: str) -> bool:
     field = RESPONSES[api_key]._struct.fields.get(name)
     return field is not None and field.for_version_q(version)
