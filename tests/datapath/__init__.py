@@ -1,0 +1,1 @@
+"""Issue 5 acceptance at the broker level: real clients, restarts, crashes, idempotence, admin, bench."""

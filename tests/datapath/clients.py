@@ -1,0 +1,249 @@
+"""Producing and consuming a known record set with kafka-python, confluent-kafka and aiokafka."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+Header = tuple[str, bytes]
+Layout = dict[int, list["Rec"]]  # partition -> records in offset order
+
+_WORDS = [b"kafka ", b"kafkito ", b"\x00\x01", b"record ", b"\xff" * 3]
+DEADLINE_S = 60.0  # a safety net for a hung client, never a performance threshold
+
+
+@dataclass(frozen=True, slots=True)
+class Rec:
+    """One record as a user sees it: what must come back byte for byte."""
+
+    partition: int
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[Header, ...]
+    timestamp: int
+
+
+def sample_records(n: int, partitions: int, *, seed: int = 5) -> list[Rec]:
+    """`n` records spread round-robin over `partitions`: binary keys and values of mixed sizes (null and
+    empty ones included), 0-3 headers (repeated keys, empty values), out-of-order timestamps."""
+    rng = random.Random(seed)
+    base = int(time.time() * 1000) - 3_600_000
+    out = []
+    for i in range(n):
+        key: bytes | None = b"key-%d-" % i + rng.randbytes(rng.randrange(0, 8))
+        if i % 17 == 0:
+            key = None
+        elif i % 19 == 0:
+            key = b""
+        size = rng.choice((0, 1, 10, 100, 1000, 3000))
+        # Binary noise plus repetitive text, so that every codec really compresses (librdkafka sends a
+        # batch uncompressed when compressing does not make it smaller).
+        value: bytes | None = rng.randbytes(size // 10) + b"".join(rng.choices(_WORDS, k=size // 6))
+        if i % 23 == 0 and key is not None:  # kafka-python refuses a record with neither
+            value = None
+        headers: list[Header] = [(f"h{j % 2}", rng.randbytes(rng.randrange(0, 12))) for j in range(i % 4)]
+        timestamp = base + i * 10 + rng.randrange(-50, 50)
+        out.append(Rec(i % partitions, key, value, tuple(headers), timestamp))
+    return out
+
+
+def layout(recs: Sequence[Rec]) -> Layout:
+    by_partition: Layout = {}
+    for r in recs:
+        by_partition.setdefault(r.partition, []).append(r)
+    return by_partition
+
+
+def _headers(raw: Any) -> tuple[Header, ...]:
+    return tuple((k, bytes(v) if v is not None else b"") for k, v in (raw or ()))
+
+
+# -- producers -------------------------------------------------------------------------------------
+
+
+def produce_kafka_python(
+    bootstrap: str, topic: str, recs: Sequence[Rec], compression: str | None = None
+) -> None:
+    from kafka import KafkaProducer
+
+    producer = KafkaProducer(
+        bootstrap_servers=bootstrap, compression_type=compression, linger_ms=5, acks="all"
+    )  # idempotent by default in kafka-python 3
+    try:
+        futures = [
+            producer.send(
+                topic,
+                key=r.key,
+                value=r.value,
+                headers=list(r.headers),
+                partition=r.partition,
+                timestamp_ms=r.timestamp,
+            )
+            for r in recs
+        ]
+        producer.flush(timeout=DEADLINE_S)
+        for f in futures:
+            f.get(timeout=DEADLINE_S)
+    finally:
+        producer.close()
+
+
+def produce_confluent(
+    bootstrap: str, topic: str, recs: Sequence[Rec], compression: str = "none", **extra: Any
+) -> None:
+    from confluent_kafka import Producer
+
+    errors: list[Any] = []
+
+    def on_delivery(err: Any, msg: Any) -> None:
+        if err is not None:
+            errors.append(err)
+
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "compression.type": compression,
+            "enable.idempotence": True,
+            "linger.ms": 5,
+            **extra,
+        }
+    )
+    for r in recs:
+        producer.produce(
+            topic,
+            key=r.key,
+            value=r.value,
+            headers=list(r.headers),
+            partition=r.partition,
+            timestamp=r.timestamp,
+            on_delivery=on_delivery,
+        )
+        producer.poll(0)
+    assert producer.flush(DEADLINE_S) == 0, "records left undelivered"
+    assert not errors, errors[:3]
+
+
+def produce_aiokafka(bootstrap: str, topic: str, recs: Sequence[Rec], compression: str | None = None) -> None:
+    from aiokafka import AIOKafkaProducer
+
+    async def run() -> None:
+        producer = AIOKafkaProducer(
+            bootstrap_servers=bootstrap, compression_type=compression, enable_idempotence=True, linger_ms=5
+        )
+        await producer.start()
+        try:
+            futures = [
+                await producer.send(
+                    topic,
+                    key=r.key,
+                    value=r.value,
+                    headers=list(r.headers),
+                    partition=r.partition,
+                    timestamp_ms=r.timestamp,
+                )
+                for r in recs
+            ]
+            await asyncio.wait_for(asyncio.gather(*futures), DEADLINE_S)
+        finally:
+            await producer.stop()
+
+    asyncio.run(run())
+
+
+# -- consumers -------------------------------------------------------------------------------------
+
+
+def consume_kafka_python(bootstrap: str, topic: str, expected: dict[int, int]) -> Layout:
+    """Read `expected[p]` records of each partition p from its beginning."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    got: Layout = {p: [] for p in expected}
+    try:
+        consumer.assign([TopicPartition(topic, p) for p in expected])
+        consumer.seek_to_beginning()
+        deadline = time.monotonic() + DEADLINE_S
+        while _missing(got, expected) and time.monotonic() < deadline:
+            for tp, msgs in consumer.poll(timeout_ms=500).items():
+                for m in msgs:
+                    assert m.offset == len(got[tp.partition]), "offsets must be dense from 0"
+                    got[tp.partition].append(
+                        Rec(tp.partition, m.key, m.value, _headers(m.headers), m.timestamp)
+                    )
+    finally:
+        consumer.close()
+    return got
+
+
+def consume_confluent(bootstrap: str, topic: str, expected: dict[int, int], **extra: Any) -> Layout:
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+
+    consumer = Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": "datapath", "enable.auto.commit": False, **extra}
+    )
+    got: Layout = {p: [] for p in expected}
+    try:
+        consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in expected])
+        deadline = time.monotonic() + DEADLINE_S
+        while _missing(got, expected) and time.monotonic() < deadline:
+            for m in consumer.consume(num_messages=500, timeout=0.5):
+                assert m.error() is None, m.error()
+                p = m.partition()
+                assert m.offset() == len(got[p]), "offsets must be dense from 0"
+                got[p].append(Rec(p, m.key(), m.value(), _headers(m.headers()), m.timestamp()[1]))
+    finally:
+        consumer.close()
+    return got
+
+
+def consume_aiokafka(bootstrap: str, topic: str, expected: dict[int, int]) -> Layout:
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    async def run() -> Layout:
+        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+        await consumer.start()
+        got: Layout = {p: [] for p in expected}
+        try:
+            consumer.assign([TopicPartition(topic, p) for p in expected])
+            await consumer.seek_to_beginning()
+            deadline = time.monotonic() + DEADLINE_S
+            while _missing(got, expected) and time.monotonic() < deadline:
+                batches = await consumer.getmany(timeout_ms=500)
+                for tp, msgs in batches.items():
+                    for m in msgs:
+                        assert m.offset == len(got[tp.partition]), "offsets must be dense from 0"
+                        got[tp.partition].append(
+                            Rec(tp.partition, m.key, m.value, _headers(m.headers), m.timestamp)
+                        )
+        finally:
+            await consumer.stop()
+        return got
+
+    return asyncio.run(run())
+
+
+def _missing(got: Layout, expected: dict[int, int]) -> bool:
+    return any(len(got[p]) < n for p, n in expected.items())
+
+
+Producer = Callable[..., None]
+Consumer = Callable[[str, str, dict[int, int]], Layout]
+
+PRODUCERS: dict[str, Producer] = {
+    "kafka-python": produce_kafka_python,
+    "confluent-kafka": produce_confluent,
+    "aiokafka": produce_aiokafka,
+}
+CONSUMERS: dict[str, Consumer] = {
+    "kafka-python": consume_kafka_python,
+    "confluent-kafka": consume_confluent,
+    "aiokafka": consume_aiokafka,
+}
+
+
+def counts(recs: Sequence[Rec]) -> dict[int, int]:
+    return {p: len(rs) for p, rs in layout(recs).items()}
