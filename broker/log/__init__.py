@@ -1,4 +1,15 @@
-"""Topic partition logs on disk: segments of magic-v2 record batches, stored as producers sent them."""
+"""Topic partition logs on disk: segments of magic-v2 record batches, stored as producers sent them.
+
+Layout under the data dir: `topics.json` (names, ids, partition counts, config overrides, written
+atomically) and one `<topic>-<partition>/` directory per partition holding Kafka-named segment files
+(`00000000000000000000.log`), `partition.metadata` (topic id), `log-start-offset`, `cleaner-offset`
+and `.clean-shutdown` after a clean close. Indexes live in memory and are rebuilt on open.
+
+Contract for handlers: every error is a `LogError` (a `protocol.errors.KafkaError`) whose `code`
+goes in the response. `LogManager.get_log()` gives a `PartitionLog`; `append()` returns an
+`AppendInfo`, `read()` returns whole batches, `offset_for_timestamp()` / `max_timestamp_offset()`
+answer ListOffsets. Periodic work: `LogManager.enforce_retention()`, `compact()`, `flush_due()`.
+"""
 
 from broker.log.config import ConfigEntry, ConfigSource, ConfigType, LogConfig
 from broker.log.errors import LogError
