@@ -17,7 +17,7 @@ install: $(BIN)/python
 	$(BIN)/pip install --quiet -e .
 
 install-dev: $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,spark]'
 
 # Test clients that do not come from PyPI: kcat from Debian, KafkaJS from npm.
 install-clients:
