@@ -130,6 +130,7 @@ class Broker:
         self._logs.on_append.append(self._on_append)
         self.timer.attach_loop(loop)
         self.every("log-retention", self.config.log_retention_check_interval_ms, self._logs.enforce_retention)
+        self.every("log-cleaner", self.config.log_cleaner_backoff_ms, self._logs.compact)
         if self.config.log_flush_interval_ms is not None:
             self.every("log-flush", self.config.log_flush_interval_ms, self._logs.flush_due)
         self._server = await loop.create_server(

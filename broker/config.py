@@ -45,6 +45,7 @@ class Config:
     log_flush_interval_messages: int = 9223372036854775807
     log_flush_interval_ms: int | None = None
     log_cleaner_delete_retention_ms: int = 86400000
+    log_cleaner_backoff_ms: int = 15000
     # network
     socket_request_max_bytes: int = 104857600
     # groups
