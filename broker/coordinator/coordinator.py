@@ -477,6 +477,8 @@ class GroupCoordinator:
         )
 
     def _update_member_and_rebalance(self, group: Group, member: Member, join: _Join, reason: str) -> None:
+        # Kafka drops a superseded parked JoinGroup unanswered; answering lets no request hang.
+        self._reply_join(group, member, JoinGroupResult(member.member_id, ErrorCode.REBALANCE_IN_PROGRESS))
         group.update_member(
             member, join.protocols, join.rebalance_timeout_ms, join.session_timeout_ms, join.callback
         )
