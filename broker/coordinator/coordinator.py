@@ -1182,6 +1182,26 @@ class GroupCoordinator:
                 results[tp] = ErrorCode.NONE
         return ErrorCode.NONE, results
 
+    @_entry
+    def expire_offsets(self, group_id: str, partitions: Collection[TopicPartition]) -> bool:
+        """Drop offsets found expired (`broker.offsets.expiry`); an Empty group left with none goes Dead.
+
+        Tombstones go out for the removed offsets, and for the group record if it ever had a
+        generation. Returns True when the group died.
+        """
+        group = self._groups.get(group_id)
+        if group is None or group.is_(GroupState.DEAD):
+            return False
+        removed = group.remove_offsets(partitions)
+        dead = group.is_(GroupState.EMPTY) and not group.has_offsets()
+        if dead:
+            self._transition(group, GroupState.DEAD, "no offsets left after expiry")
+            del self._groups[group_id]
+        if removed or dead:
+            self.store.write_tombstones(group, list(removed), dead and group.generation_id > 0)
+            log.info("group.offsets_expired", group=group_id, partitions=len(removed), dead=dead)
+        return dead
+
 
 @dataclasses.dataclass(slots=True)
 class _Join:
