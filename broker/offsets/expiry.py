@@ -1,0 +1,54 @@
+"""Which committed offsets have expired: Kafka's retention rules for each kind of group (§7)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from broker.coordinator.group import CONSUMER_PROTOCOL_TYPE, Group, GroupState
+from broker.coordinator.results import OffsetAndMetadata, TopicPartition
+
+
+def expired_offsets(group: Group, now_ms: int, retention_ms: int) -> list[TopicPartition]:
+    """The partitions of `group` whose offsets are past retention at `now_ms` (coordinator clock).
+
+    - Empty group with a protocol type: every offset, aged from when the group became Empty
+      (from its commit time when that is unknown).
+    - Stable `consumer` group that knows its subscription: offsets of topics nobody subscribes to,
+      aged from their commit time.
+    - No protocol type (simple consumers, admin commits): every offset, aged from its commit time.
+    - Any other group: nothing.
+    An offset with a write in flight never expires; an explicit expiry timestamp (OffsetCommit
+    v2-v4 retention time) takes precedence over the age rule.
+    """
+    base: Callable[[OffsetAndMetadata], int]
+    subscribed: set[str] | frozenset[str] = frozenset()
+    if group.protocol_type is None:
+        base = _commit_time
+    elif group.is_(GroupState.EMPTY):
+        became_empty = group.state_timestamp_ms
+        base = _commit_time if became_empty is None else (lambda _o: became_empty)
+    elif (
+        group.protocol_type == CONSUMER_PROTOCOL_TYPE
+        and group.subscribed_topics is not None
+        and group.is_(GroupState.STABLE)
+    ):
+        base = _commit_time
+        subscribed = group.subscribed_topics
+    else:
+        return []
+    pending = group.pending_offset_commits
+    expired: list[TopicPartition] = []
+    for tp, offset in group.offsets.items():
+        if tp.topic in subscribed or tp in pending:
+            continue
+        expire_at = offset.expire_timestamp_ms
+        if expire_at is not None:
+            if now_ms >= expire_at:
+                expired.append(tp)
+        elif now_ms - base(offset) >= retention_ms:
+            expired.append(tp)
+    return expired
+
+
+def _commit_time(offset: OffsetAndMetadata) -> int:
+    return offset.commit_timestamp_ms

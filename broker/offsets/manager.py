@@ -1,0 +1,177 @@
+"""`__consumer_offsets` for the broker: the topic, the store the coordinator uses, reload, expiry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from broker.offsets.expiry import expired_offsets
+from broker.offsets.loader import build_groups, decode_state, replay
+from broker.offsets.store import OFFSETS_TOPIC, LogGroupStore, TimeBase
+from purgatory import Clock
+
+if TYPE_CHECKING:
+    from broker.coordinator.coordinator import GroupCoordinator
+    from broker.log.manager import LogManager
+
+log = structlog.get_logger("kafkito.offsets")
+
+LOAD_CHUNK_RECORDS = 5_000
+Defer = Callable[[Callable[[], None]], Any]
+
+
+@dataclass(slots=True, frozen=True)
+class OffsetsConfig:
+    """The `offsets.*` settings this package uses, with Kafka's defaults."""
+
+    num_partitions: int = 50
+    segment_bytes: int = 104_857_600
+    retention_ms: int = 7 * 24 * 3_600_000
+    retention_check_interval_ms: int = 600_000
+    load_chunk_records: int = LOAD_CHUNK_RECORDS  # records replayed between yields to the loop
+
+    @classmethod
+    def from_broker(cls, config: Any) -> OffsetsConfig:
+        """From the broker's Config; `offsets.retention.ms` in the extras overrides the minutes."""
+        retention_ms = config.offsets_retention_ms
+        extra = getattr(config, "extra", {})
+        if "offsets.retention.ms" in extra:
+            retention_ms = int(extra["offsets.retention.ms"])
+        return cls(
+            num_partitions=config.offsets_topic_num_partitions,
+            segment_bytes=config.offsets_topic_segment_bytes,
+            retention_ms=retention_ms,
+            retention_check_interval_ms=config.offsets_retention_check_interval_ms,
+            load_chunk_records=int(extra.get("offsets.load.chunk.records", LOAD_CHUNK_RECORDS)),
+        )
+
+
+def ensure_offsets_topic(logs: LogManager, config: OffsetsConfig) -> int:
+    """Create `__consumer_offsets` (compacted) if missing; its partition count, which never changes."""
+    info = logs.topic(OFFSETS_TOPIC)
+    if info is None:
+        info = logs.create_topic(
+            OFFSETS_TOPIC,
+            config.num_partitions,
+            1,
+            {
+                "cleanup.policy": "compact",
+                "segment.bytes": str(config.segment_bytes),
+                "compression.type": "producer",
+            },
+        )
+        log.info("offsets.topic_created", partitions=info.partitions)
+    elif info.partitions != config.num_partitions:
+        log.warning(
+            "offsets.partition_count_kept",
+            configured=config.num_partitions,
+            existing=info.partitions,
+        )
+    return info.partitions
+
+
+class OffsetsManager:
+    """Owns the offsets topic on behalf of the coordinator.
+
+    Every partition counts as loading from construction until `load` has replayed it, so group
+    requests get COORDINATOR_LOAD_IN_PROGRESS until then. Loading runs in chunks handed to `defer`
+    (the broker passes `loop.call_soon`), so other connections are served meanwhile.
+    """
+
+    def __init__(
+        self, logs: LogManager, config: OffsetsConfig, clock: Clock, wall_ms: Callable[[], int]
+    ) -> None:
+        self.logs = logs
+        self.config = config
+        self.clock = clock
+        self.time = TimeBase(clock, wall_ms)
+        self.num_partitions = ensure_offsets_topic(logs, config)
+        self.store = LogGroupStore(logs, self.num_partitions, self.time)
+        self.store.loading.update(range(self.num_partitions))
+        self._coordinator: GroupCoordinator | None = None
+        self._loading: Generator[None, None, None] | None = None
+        self._defer: Defer | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return not self.store.loading
+
+    # -- loading --------------------------------------------------------------------------------
+
+    def load(self, coordinator: GroupCoordinator, defer: Defer) -> None:
+        """Start replaying every partition into `coordinator`, one chunk per `defer`red call."""
+        self._coordinator = coordinator
+        self._defer = defer
+        self._loading = self._load_all(coordinator)
+        defer(self._step)
+
+    def load_now(self, coordinator: GroupCoordinator) -> None:
+        """Replay everything before returning (tests, benchmarks, tools)."""
+        self._coordinator = coordinator
+        for _ in self._load_all(coordinator):
+            pass
+
+    def _step(self) -> None:
+        if self._loading is None or self._defer is None:
+            return
+        try:
+            next(self._loading)
+        except StopIteration:
+            self._loading = None
+            return
+        self._defer(self._step)
+
+    def _load_all(self, coordinator: GroupCoordinator) -> Generator[None, None, None]:
+        started = self.clock.now_ms()
+        for partition in range(self.num_partitions):
+            try:
+                yield from self._load_partition(partition, coordinator)
+            except Exception:
+                # Leave it loading: serving its groups without their offsets could lose commits.
+                log.exception("offsets.partition_load_failed", partition=partition)
+        log.info("offsets.loaded", partitions=self.num_partitions, ms=self.clock.now_ms() - started)
+
+    def _load_partition(self, partition: int, coordinator: GroupCoordinator) -> Generator[None, None, None]:
+        started = self.clock.now_ms()
+        budget = max(self.config.load_chunk_records, 1)
+        plog = self.logs.get_log(OFFSETS_TOPIC, partition)
+        latest = yield from replay(plog, budget)
+        state = yield from decode_state(latest, self.time, budget)
+        groups = 0
+        for group in build_groups(state, self.time, self.clock.now_ms()):
+            coordinator.load_group(group)
+            groups += 1
+            if groups % max(budget // 10, 1) == 0:
+                yield
+        self.store.loading.discard(partition)
+        if latest:
+            log.info(
+                "offsets.partition_loaded",
+                partition=partition,
+                keys=state.keys,
+                groups=groups,
+                skipped=state.skipped,
+                ms=self.clock.now_ms() - started,
+            )
+
+    # -- expiry ---------------------------------------------------------------------------------
+
+    def expire(self) -> int:
+        """One retention pass (every offsets.retention.check.interval.ms); returns offsets removed."""
+        coordinator = self._coordinator
+        if coordinator is None:
+            return 0
+        now = self.clock.now_ms()
+        removed = dead = 0
+        for group in coordinator.groups():
+            if self.store.is_loading(group.group_id):
+                continue
+            expired = expired_offsets(group, now, self.config.retention_ms)
+            removed += len(expired)
+            dead += coordinator.expire_offsets(group.group_id, expired)
+        if removed or dead:
+            log.info("offsets.expired", offsets=removed, groups_dead=dead)
+        return removed
