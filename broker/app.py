@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from broker.config import Config
+from broker.coordinator import CoordinatorConfig, GroupCoordinator
 from broker.fetch_wait import DelayedFetch
 from broker.log.manager import LogManager, TopicInfo
 from broker.producer_ids import ProducerIdManager
@@ -47,6 +48,7 @@ class Broker:
         self.clock = MonotonicClock()
         self.timer = Timer(self.clock)
         self.fetch_purgatory: Purgatory[DelayedFetch] = Purgatory("Fetch", self.timer)
+        self.coordinator = GroupCoordinator(CoordinatorConfig.from_config(config), self.clock, self.timer)
         self._logs: LogManager | None = None
         self.producer_ids: ProducerIdManager
         self.dynamic_configs: dict[str, str] = {}  # set by IncrementalAlterConfigs, in memory only

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 NEW_MEMBER_JOIN_TIMEOUT_MS = 300_000
 
@@ -26,3 +27,9 @@ class CoordinatorConfig:
         "group.max.size": "group_max_size",
         "offset.metadata.max.bytes": "offset_metadata_max_bytes",
     }
+
+    @classmethod
+    def from_config(cls, config: Any) -> CoordinatorConfig:
+        """Take every knob the broker's Config has (same attribute names); keep defaults for the rest."""
+        values = {f.name: getattr(config, f.name) for f in fields(cls) if hasattr(config, f.name)}
+        return cls(**values)

@@ -100,7 +100,7 @@ class GroupCoordinator:
         self._outbox: deque[tuple[Callable[[Any], None], Any]] = deque()
         self._depth = 0
         self._flushing = False
-        self._offsets = OffsetCommits(self.store, config.offset_metadata_max_bytes, self._send, self._guard)
+        self._offsets = OffsetCommits(config.offset_metadata_max_bytes, self._send, self._guard)
 
     # -- plumbing -------------------------------------------------------------------------------
 
@@ -1110,11 +1110,11 @@ class GroupCoordinator:
             return
         state = group.state
         if state is GroupState.EMPTY:
-            self._offsets.store(group, stamped, callback)
+            self._offsets.store(self.store, group, stamped, callback)
         elif state in (GroupState.STABLE, GroupState.PREPARING_REBALANCE):
             # Allowed while preparing: the heartbeat response tells the member about the rebalance.
             self._complete_and_schedule_next_heartbeat(group, group.get(member_id))
-            self._offsets.store(group, stamped, callback)
+            self._offsets.store(self.store, group, stamped, callback)
         elif state is GroupState.COMPLETING_REBALANCE:
             self._send(callback, dict.fromkeys(offsets, ErrorCode.REBALANCE_IN_PROGRESS))
         else:

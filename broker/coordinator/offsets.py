@@ -60,12 +60,10 @@ class OffsetCommits:
 
     def __init__(
         self,
-        store: GroupStore,
         max_metadata_size: int,
         send: Callable[[CommitCallback, dict[TopicPartition, ErrorCode]], None],
         guard: Callable[[StoreCallback], StoreCallback],
     ) -> None:
-        self._store = store
         self._max_metadata_size = max_metadata_size
         self._send = send
         self._guard = guard
@@ -75,7 +73,11 @@ class OffsetCommits:
         return offset.metadata is None or len(offset.metadata) <= self._max_metadata_size
 
     def store(
-        self, group: Group, offsets: Mapping[TopicPartition, OffsetAndMetadata], callback: CommitCallback
+        self,
+        store: GroupStore,
+        group: Group,
+        offsets: Mapping[TopicPartition, OffsetAndMetadata],
+        callback: CommitCallback,
     ) -> None:
         valid = {tp: o for tp, o in offsets.items() if self.metadata_fits(o)}
         if not valid:
@@ -99,7 +101,7 @@ class OffsetCommits:
                 {tp: error if tp in valid else ErrorCode.OFFSET_METADATA_TOO_LARGE for tp in offsets},
             )
 
-        self._store.store_offsets(group, valid, self._guard(on_append))
+        store.store_offsets(group, valid, self._guard(on_append))
 
 
 def fetch_offsets(

@@ -114,8 +114,17 @@ class Harness:
         reply: Reply[JoinGroupResult] = Reply(f"join {member_id or instance or client_id}")
         self.replies.append(reply)
         self.coordinator.join_group(
-            group, member_id, instance, client_id, "/127.0.0.1", rebalance_ms, session_ms, protocol_type,
-            list(protocols), reply, api_version=version,
+            group,
+            member_id,
+            instance,
+            client_id,
+            "/127.0.0.1",
+            rebalance_ms,
+            session_ms,
+            protocol_type,
+            list(protocols),
+            reply,
+            api_version=version,
         )
         return reply
 
@@ -140,11 +149,20 @@ class Harness:
         reply: Reply[SyncGroupResult] = Reply(f"sync {member_id}")
         self.replies.append(reply)
         self.coordinator.sync_group(
-            group, generation, member_id, instance, protocol_type, protocol_name, dict(assignments or {}), reply
+            group,
+            generation,
+            member_id,
+            instance,
+            protocol_type,
+            protocol_name,
+            dict(assignments or {}),
+            reply,
         )
         return reply
 
-    def heartbeat(self, group: str, member_id: str, generation: int, instance: str | None = None) -> ErrorCode:
+    def heartbeat(
+        self, group: str, member_id: str, generation: int, instance: str | None = None
+    ) -> ErrorCode:
         return self.coordinator.heartbeat(group, member_id, instance, generation)
 
     def leave(self, group: str, *members: LeavingMember) -> LeaveGroupResult:
@@ -160,7 +178,9 @@ class Harness:
         instance: str | None = None,
     ) -> Reply[dict[TopicPartition, ErrorCode]]:
         reply: Reply[dict[TopicPartition, ErrorCode]] = Reply(f"commit {group}")
-        full = {tp: o if isinstance(o, OffsetAndMetadata) else OffsetAndMetadata(o) for tp, o in offsets.items()}
+        full = {
+            tp: o if isinstance(o, OffsetAndMetadata) else OffsetAndMetadata(o) for tp, o in offsets.items()
+        }
         self.coordinator.commit_offsets(group, member_id, instance, generation, full, reply)
         return reply
 
@@ -213,7 +233,9 @@ class Harness:
         generation = results[0].generation_id
         leader = results[0].leader_id
         syncs = [
-            self.sync(group, m, generation, {x: x.encode() for x in ids} if (m == leader and assign) else None)
+            self.sync(
+                group, m, generation, {x: x.encode() for x in ids} if (m == leader and assign) else None
+            )
             for m in [leader] + [m for m in ids if m != leader]
         ]
         assert all(s.result.error is ErrorCode.NONE for s in syncs), syncs

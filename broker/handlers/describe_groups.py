@@ -1,0 +1,47 @@
+"""DescribeGroups (15): state, protocol and members of groups; unknown groups are reported Dead.
+
+v1 throttle time; v2 no change; v3 authorized operations (KIP-430); v4 group_instance_id of members;
+v5 flexible.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from broker.context import RequestContext
+
+API_KEY = 15
+VERSIONS = (0, 5)
+
+# No authorizer: every group operation is allowed (READ=3, DELETE=6, DESCRIBE=8 as bits).
+GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
+NOT_REQUESTED = -(2**31)
+
+
+def handle(ctx: RequestContext, request: Any) -> Any:
+    operations = NOT_REQUESTED
+    if ctx.version >= 3 and request.include_authorized_operations:
+        operations = GROUP_OPERATIONS
+    groups = [
+        dict(
+            error_code=d.error,
+            group_id=d.group_id,
+            group_state=d.summary.state,
+            protocol_type=d.summary.protocol_type,
+            protocol_data=d.summary.protocol,
+            members=[
+                dict(
+                    member_id=m.member_id,
+                    group_instance_id=m.group_instance_id,
+                    client_id=m.client_id,
+                    client_host=m.client_host,
+                    member_metadata=m.metadata,
+                    member_assignment=m.assignment,
+                )
+                for m in d.summary.members
+            ],
+            authorized_operations=operations,
+        )
+        for d in ctx.broker.coordinator.describe_groups(request.groups)
+    ]
+    return ctx.response(throttle_time_ms=0, groups=groups)

@@ -1,0 +1,42 @@
+"""FindCoordinator (10): this broker coordinates every group (and answers for transactional ids too).
+
+v1 adds key_type (0 group, 1 transaction), throttle time and error message; v2 no change; v3 flexible;
+v4 batches keys (coordinator_keys -> coordinators, KIP-699); v5 and v6 no change on the wire.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from broker.context import RequestContext
+from protocol.errors import ErrorCode
+
+API_KEY = 10
+VERSIONS = (0, 6)
+
+GROUP_KEY_TYPE = 0
+TRANSACTION_KEY_TYPE = 1
+
+
+def handle(ctx: RequestContext, request: Any) -> Any:
+    key_type = request.key_type if ctx.version >= 1 else GROUP_KEY_TYPE
+    # There is one broker: it is the coordinator for every group and every transactional id (whose
+    # InitProducerId then reports that transactions are not supported).
+    error = (
+        ErrorCode.NONE if key_type in (GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE) else ErrorCode.INVALID_REQUEST
+    )
+    ok = error is ErrorCode.NONE
+    node_id = ctx.broker.config.node_id if ok else -1
+    host, port = ctx.broker.advertised if ok else ("", -1)
+    message = None if ok else f"unknown coordinator key type {key_type}"
+    if ctx.version >= 4:
+        return ctx.response(
+            throttle_time_ms=0,
+            coordinators=[
+                dict(key=key, node_id=node_id, host=host, port=port, error_code=error, error_message=message)
+                for key in request.coordinator_keys
+            ],
+        )
+    return ctx.response(
+        throttle_time_ms=0, error_code=error, error_message=message, node_id=node_id, host=host, port=port
+    )

@@ -1,0 +1,33 @@
+"""ListGroups (16): every group, filtered by state and type (both case-insensitive).
+
+v1 throttle time; v2 no change; v3 flexible; v4 states filter and group_state (KIP-518);
+v5 types filter and group_type (KIP-848): every group here is `classic`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from broker.context import RequestContext
+
+API_KEY = 16
+VERSIONS = (0, 5)
+
+
+def handle(ctx: RequestContext, request: Any) -> Any:
+    states = request.states_filter if ctx.version >= 4 else ()
+    types = request.types_filter if ctx.version >= 5 else ()
+    error, overviews = ctx.broker.coordinator.list_groups(states or (), types or ())
+    return ctx.response(
+        throttle_time_ms=0,
+        error_code=error,
+        groups=[
+            dict(
+                group_id=g.group_id,
+                protocol_type=g.protocol_type,
+                group_state=g.state,
+                group_type=g.group_type,
+            )
+            for g in overviews
+        ],
+    )
