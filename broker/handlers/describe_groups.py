@@ -13,15 +13,15 @@ from broker.context import RequestContext
 API_KEY = 15
 VERSIONS = (0, 5)
 
-# No authorizer: every group operation is allowed (READ=3, DELETE=6, DESCRIBE=8 as bits).
-GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
-NOT_REQUESTED = -(2**31)
+# No authorizer: every group operation is allowed: READ (3), DELETE (6), DESCRIBE (8), as bit numbers
+# of the bitfield (the codec takes a set of them; None encodes Kafka's "not requested", INT32_MIN).
+GROUP_OPERATIONS = frozenset({3, 6, 8})
 
 
 def handle(ctx: RequestContext, request: Any) -> Any:
-    operations = NOT_REQUESTED
+    operations = None
     if ctx.version >= 3 and request.include_authorized_operations:
-        operations = GROUP_OPERATIONS
+        operations = set(GROUP_OPERATIONS)
     groups = [
         dict(
             error_code=d.error,
