@@ -152,6 +152,12 @@ def _convert_fields(struct_field: Any, values: dict[str, Any]) -> dict[str, Any]
     return out
 
 
+def build_request(api_key: int, version: int, **fields: Any) -> Any:
+    """Build a request of one version from plain values; nested structs may be given as dicts (clients)."""
+    cls = request_class(api_key, version)
+    return cls(**_convert_fields(cls._struct, fields))
+
+
 def build_response(api_key: int, version: int, **fields: Any) -> Any:
     """Build a response of one version from plain values; nested structs may be given as dicts."""
     cls = response_class(api_key, version)

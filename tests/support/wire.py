@@ -6,7 +6,7 @@ import socket
 import struct
 from typing import Any
 
-from protocol.codec import REQUESTS, RESPONSES
+from protocol.codec import RESPONSES, build_request
 
 
 class WireClient:
@@ -29,8 +29,9 @@ class WireClient:
         self.sock.sendall(data)
 
     def send(self, api_key: int, version: int, **fields: Any) -> int:
+        """Send a request built from `fields` (nested structs may be dicts); returns its correlation id."""
         self._correlation += 1
-        request = REQUESTS[api_key][version](**fields)
+        request = build_request(api_key, version, **fields)
         request.with_header(correlation_id=self._correlation, client_id=self.client_id)
         self.sock.sendall(bytes(request.encode(header=True, framed=True)))
         return self._correlation
