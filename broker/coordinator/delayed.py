@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from purgatory import DelayedOperation
 
 if TYPE_CHECKING:
-    from broker.coordinator.coordinator import GroupCoordinator
     from broker.coordinator.group import Group
+    from broker.coordinator.rebalance import RebalanceEngine
 
 
 def join_key(group_id: str) -> tuple[str, str]:
@@ -28,7 +28,7 @@ class DelayedJoin(DelayedOperation):
 
     __slots__ = ("coordinator", "group")
 
-    def __init__(self, coordinator: GroupCoordinator, group: Group, delay_ms: int) -> None:
+    def __init__(self, coordinator: RebalanceEngine, group: Group, delay_ms: int) -> None:
         super().__init__(delay_ms)
         self.coordinator = coordinator
         self.group = group
@@ -50,7 +50,7 @@ class InitialDelayedJoin(DelayedJoin):
 
     def __init__(
         self,
-        coordinator: GroupCoordinator,
+        coordinator: RebalanceEngine,
         group: Group,
         configured_delay_ms: int,
         delay_ms: int,
@@ -73,9 +73,7 @@ class DelayedSync(DelayedOperation):
 
     __slots__ = ("coordinator", "generation_id", "group")
 
-    def __init__(
-        self, coordinator: GroupCoordinator, group: Group, generation_id: int, delay_ms: int
-    ) -> None:
+    def __init__(self, coordinator: RebalanceEngine, group: Group, generation_id: int, delay_ms: int) -> None:
         super().__init__(delay_ms)
         self.coordinator = coordinator
         self.group = group
@@ -99,7 +97,7 @@ class DelayedHeartbeat(DelayedOperation):
     __slots__ = ("coordinator", "group", "member_id", "pending_member")
 
     def __init__(
-        self, coordinator: GroupCoordinator, group: Group, member_id: str, is_pending: bool, delay_ms: int
+        self, coordinator: RebalanceEngine, group: Group, member_id: str, is_pending: bool, delay_ms: int
     ) -> None:
         super().__init__(delay_ms)
         self.coordinator = coordinator

@@ -37,6 +37,12 @@ _VALID_PREVIOUS: dict[GroupState, frozenset[GroupState]] = {
 }
 
 
+# States in which the join phase is over (members sync, or already synced).
+AFTER_JOIN = (GroupState.COMPLETING_REBALANCE, GroupState.STABLE)
+# States in which no sync is expected any more.
+REBALANCING_OR_DONE = (GroupState.DEAD, GroupState.EMPTY, GroupState.PREPARING_REBALANCE)
+
+
 class IllegalGroupStateError(RuntimeError):
     """A transition or operation the state machine forbids: a coordinator bug, never a client error."""
 
