@@ -147,6 +147,7 @@ class OffsetsManager:
             if groups % max(budget // 10, 1) == 0:
                 yield
         self.store.loading.discard(partition)
+        yield  # one partition per step at least: its groups are served before the next one loads
         if latest:
             log.info(
                 "offsets.partition_loaded",

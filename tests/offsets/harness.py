@@ -1,0 +1,91 @@
+"""A coordinator whose store is the real `__consumer_offsets` log, in virtual time, that can restart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from broker.coordinator import CoordinatorConfig, GroupCoordinator
+from broker.log.manager import LogManager
+from broker.offsets import OFFSETS_TOPIC, OffsetsConfig, OffsetsManager
+from broker.offsets.batches import batch_records, iter_batches
+from broker.offsets.records import decode_group_value, decode_key, decode_offset_value
+from tests.coordinator.harness import Harness
+
+WALL_EPOCH = 1_700_000_000_000
+RETENTION_MS = 7 * 24 * 3_600_000
+
+
+class OffsetsHarness:
+    """`h` is a coordinator Harness (join/sync/commit shorthands) writing through an OffsetsManager.
+
+    Wall time (record timestamps) is `wall_start` + the ManualClock, so a restart can start a new
+    monotonic clock at 0 while wall time keeps going, as a real broker process restart does.
+    """
+
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        partitions: int = 5,
+        retention_ms: int = RETENTION_MS,
+        wall_start: int = WALL_EPOCH,
+        coordinator: CoordinatorConfig | None = None,
+        log_props: dict[str, Any] | None = None,
+        load: bool = True,
+        chunk: int = 5_000,
+    ) -> None:
+        self.data_dir = data_dir
+        self.wall_start = wall_start
+        self.options = dict(partitions=partitions, retention_ms=retention_ms, coordinator=coordinator,
+                            log_props=log_props, chunk=chunk)  # fmt: skip
+        self.h = Harness(config=coordinator or CoordinatorConfig())
+        self.logs = LogManager(data_dir, dict(log_props or {}), time_ms=self.wall)
+        self.manager = OffsetsManager(
+            self.logs,
+            OffsetsConfig(num_partitions=partitions, retention_ms=retention_ms, load_chunk_records=chunk),
+            self.h.clock,
+            self.wall,
+        )
+        self.h.store = self.manager.store  # type: ignore[assignment]
+        self.h.coordinator = GroupCoordinator(self.h.config, self.h.clock, self.h.timer, self.manager.store)
+        self.coordinator = self.h.coordinator
+        if load:
+            self.manager.load_now(self.coordinator)
+
+    def wall(self) -> int:
+        return self.wall_start + self.h.clock.now_ms()
+
+    def restart(self, *, crash: bool = False, gap_ms: int = 1_000, **overrides: Any) -> OffsetsHarness:
+        """A new broker on the same directory (`crash`: without closing the logs first)."""
+        if not crash:
+            self.logs.close()
+        options = {**self.options, **overrides}
+        return OffsetsHarness(self.data_dir, wall_start=self.wall() + gap_ms, **options)
+
+    def partition_of(self, group: str) -> int:
+        return self.manager.store.partition_for(group)
+
+    def records(self, group: str) -> list[tuple[Any, Any]]:
+        """Every (key, value) in the group's offsets partition, decoded; value None for tombstones."""
+        plog = self.logs.get_log(OFFSETS_TOPIC, self.partition_of(group))
+        out: list[tuple[Any, Any]] = []
+        position = plog.log_start_offset
+        while position < plog.log_end_offset:
+            chunk = plog.read(position, 1 << 20)
+            for header, batch in iter_batches(chunk):
+                position = header.next_offset
+                for r in batch_records(batch, header):
+                    assert r.key is not None
+                    key = decode_key(r.key)
+                    value: Any = r.value
+                    if value is not None:
+                        kind = type(key).__name__
+                        value = (
+                            decode_offset_value(value) if kind == "OffsetKey" else decode_group_value(value)
+                        )
+                    out.append((key, value))
+        return out
+
+    def close(self) -> None:
+        self.logs.close()
