@@ -1,0 +1,268 @@
+"""The interface every client driver implements, and the consumer handles scenarios watch."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from tests.compat.records import Got, Rec, RecordStyle
+
+DEADLINE_S = 90.0  # a safety net for a hung client on a busy machine, never a performance threshold
+POLL_S = 0.05
+
+# Settings every group member uses: Kafka's minimum session timeout, quick heartbeats so that a
+# rebalance is noticed soon, and short reconnect backoffs for the broker-restart scenario.
+SESSION_TIMEOUT_MS = 6000
+HEARTBEAT_INTERVAL_MS = 500
+RECONNECT_BACKOFF_MAX_MS = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class TopicView:
+    """What a client's metadata call told it about one topic and the cluster."""
+
+    brokers: list[tuple[int, str, int]]
+    partitions: dict[int, int]  # partition -> leader id
+    cluster_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GroupView:
+    """What a client's admin calls said about one consumer group."""
+
+    listed: bool  # the group appeared in the client's group listing
+    protocol_type: str
+    state: str
+    protocol: str
+    members: list[tuple[str, dict[str, list[int]]]]  # (client id, assignment topic -> partitions)
+
+
+class Feed:
+    """What one consumer saw, appended by its thread or its process, read by the test."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._records: list[Got] = []
+        self._assignments: list[frozenset[int]] = []
+        self.errors: list[str] = []
+        self.log: list[str] = []
+        self.ready = threading.Event()
+        self.closed = threading.Event()
+
+    def add(self, got: Got) -> None:
+        with self._lock:
+            self._records.append(got)
+
+    def assigned(self, partitions: Sequence[int]) -> None:
+        with self._lock:
+            self._assignments.append(frozenset(partitions))
+
+    def fail(self, message: str) -> None:
+        with self._lock:
+            self.errors.append(message)
+
+    def note(self, line: str) -> None:
+        with self._lock:
+            self.log.append(line)
+            del self.log[:-200]
+
+    @property
+    def records(self) -> list[Got]:
+        with self._lock:
+            return list(self._records)
+
+    @property
+    def assignment(self) -> frozenset[int] | None:
+        """The latest assignment, None before the first."""
+        with self._lock:
+            return self._assignments[-1] if self._assignments else None
+
+    @property
+    def assignments(self) -> list[frozenset[int]]:
+        with self._lock:
+            return list(self._assignments)
+
+
+class Consumer(ABC):
+    """A running consumer: a group member, or a reader of assigned partitions."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.feed = Feed()
+
+    @abstractmethod
+    def start(self) -> Consumer: ...
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Close gracefully: commit what it must, leave the group, return when it has."""
+
+    def describe(self) -> str:
+        f = self.feed
+        tail = "\n    ".join(f.log[-15:])
+        return (
+            f"{self.name}: {len(f.records)} records, assignment {sorted(f.assignment or ())}, "
+            f"errors {f.errors[-5:]}\n    {tail}"
+        )
+
+
+class ThreadConsumer(Consumer):
+    """A consumer whose loop runs in a thread of the test process."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @abstractmethod
+    def run(self) -> None:
+        """The client's consume loop: runs until `stopping` is set, then closes the client."""
+
+    def start(self) -> ThreadConsumer:
+        def main() -> None:
+            try:
+                self.run()
+            except BaseException as exc:
+                self.feed.fail(f"{type(exc).__name__}: {exc}")
+            finally:
+                self.feed.closed.set()
+
+        self._thread = threading.Thread(target=main, name=self.name, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self._thread is not None:
+            self._thread.join(DEADLINE_S)
+            assert not self._thread.is_alive(), f"{self.name} did not close"
+
+
+class ProcessConsumer(Consumer):
+    """A consumer that is a child process (kcat, node); lines it prints are parsed into the feed."""
+
+    def __init__(self, name: str, argv: list[str], cwd: str | None = None) -> None:
+        super().__init__(name)
+        self.argv = argv
+        self.cwd = cwd
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._readers: list[threading.Thread] = []
+
+    @abstractmethod
+    def on_stdout(self, line: bytes) -> None: ...
+
+    def on_stderr(self, line: bytes) -> None:
+        self.feed.note(line.decode(errors="replace").rstrip())
+
+    def start(self) -> ProcessConsumer:
+        self.proc = subprocess.Popen(
+            self.argv, cwd=self.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        for stream, handler in ((self.proc.stdout, self.on_stdout), (self.proc.stderr, self.on_stderr)):
+            t = threading.Thread(target=self._pump, args=(stream, handler), daemon=True)
+            t.start()
+            self._readers.append(t)
+        return self
+
+    def _pump(self, stream: object, handler: Callable[[bytes], None]) -> None:
+        for line in iter(stream.readline, b""):  # type: ignore[attr-defined]
+            try:
+                handler(line)
+            except Exception as exc:
+                self.feed.fail(f"unparsable line {line[:200]!r}: {exc}")
+        if stream is self.proc.stdout:  # type: ignore[union-attr]
+            self.feed.closed.set()
+
+    @abstractmethod
+    def request_stop(self) -> None:
+        """Ask the process to close gracefully (a signal, or a line on stdin)."""
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.request_stop()
+        try:
+            self.proc.wait(DEADLINE_S)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError(f"{self.name} did not close:\n{self.describe()}") from None
+        for t in self._readers:
+            t.join(10)
+        code = self.proc.returncode
+        assert code == 0, f"{self.name} exited with {code}:\n{self.describe()}"
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def wait_until(
+    condition: Callable[[], bool], what: str, consumers: Sequence[Consumer] = (), timeout: float = DEADLINE_S
+) -> None:
+    """Poll `condition` until it holds; fail early if a consumer reported an error."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        broken = [c for c in consumers if c.feed.errors]
+        if broken or time.monotonic() > deadline:
+            states = "\n  ".join(c.describe() for c in consumers)
+            reason = "a consumer failed" if broken else f"not within {timeout:.0f} s"
+            raise AssertionError(f"waiting for {what}: {reason}\n  {states}")
+        time.sleep(POLL_S)
+
+
+class Driver(ABC):
+    """One client under test. Methods do one thing in the client's own idiom and report what the
+    client saw; the scenarios judge it. A scenario the client cannot express is listed in
+    `not_applicable` (scenario id -> reason), and its method is never called."""
+
+    name: str
+    codecs: tuple[str, ...] = ("none", "gzip", "snappy", "lz4", "zstd")
+    style = RecordStyle()
+    not_applicable: dict[str, str] = {}
+
+    @property
+    @abstractmethod
+    def version(self) -> str: ...
+
+    @abstractmethod
+    def metadata(self, bootstrap: str, topic: str) -> TopicView: ...
+
+    def create_topic(self, bootstrap: str, topic: str, partitions: int) -> None:
+        raise NotImplementedError
+
+    def delete_topic(self, bootstrap: str, topic: str) -> None:
+        raise NotImplementedError
+
+    def list_topics(self, bootstrap: str) -> set[str]:
+        raise NotImplementedError
+
+    @abstractmethod
+    def produce(self, bootstrap: str, topic: str, recs: Sequence[Rec], codec: str) -> None:
+        """Send `recs` to their partitions with `codec`, and return once all are acknowledged."""
+
+    @abstractmethod
+    def reader(self, bootstrap: str, topic: str, partitions: int, start: str) -> Consumer:
+        """A consumer of all partitions from `start` ('earliest' or 'latest'); `feed.ready` is set once
+        its positions are resolved, so that records produced after are the ones it must see."""
+
+    @abstractmethod
+    def member(
+        self, bootstrap: str, group: str, topic: str, name: str, assignor: str = "range"
+    ) -> Consumer:
+        """A group member subscribed to `topic` that commits synchronously after processing, from the
+        earliest offset when the group has none."""
+
+    def commit_and_fetch(self, bootstrap: str, group: str, topic: str, offsets: dict[int, int]) -> dict[int, int]:
+        """Commit `offsets` for the group the client's way, then read the group's committed offsets."""
+        raise NotImplementedError
+
+    def describe_group(self, bootstrap: str, group: str) -> GroupView:
+        raise NotImplementedError

@@ -1,0 +1,206 @@
+"""confluent-kafka (librdkafka): poll-based clients, each consumer loop in a thread of the test process."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tests.compat.clients.base import (
+    HEARTBEAT_INTERVAL_MS,
+    RECONNECT_BACKOFF_MAX_MS,
+    SESSION_TIMEOUT_MS,
+    Consumer,
+    Driver,
+    GroupView,
+    ThreadConsumer,
+    TopicView,
+)
+from tests.compat.records import Got, Rec
+
+TIMEOUT_S = 30.0
+
+
+def _conf(bootstrap: str, **extra: Any) -> dict[str, Any]:
+    return {"bootstrap.servers": bootstrap, "reconnect.backoff.max.ms": RECONNECT_BACKOFF_MAX_MS, **extra}
+
+
+def _got(m: Any) -> Got:
+    headers = tuple((k, bytes(v) if v is not None else b"") for k, v in (m.headers() or ()))
+    return Got(m.partition(), m.offset(), m.key(), m.value(), headers, m.timestamp()[1])
+
+
+class _Reader(ThreadConsumer):
+    def __init__(self, bootstrap: str, topic: str, partitions: int, start: str) -> None:
+        super().__init__(f"confluent-reader-{topic}")
+        self.args = (bootstrap, topic, partitions, start)
+
+    def run(self) -> None:
+        from confluent_kafka import OFFSET_BEGINNING, OFFSET_END, Consumer, KafkaError, TopicPartition
+
+        bootstrap, topic, partitions, start = self.args
+        # A group id is required by the API even though assign() never joins the group.
+        consumer = Consumer(
+            _conf(bootstrap, **{"group.id": f"reader-{topic}", "enable.auto.commit": False,
+                                "enable.partition.eof": True})
+        )  # fmt: skip
+        try:
+            offset = OFFSET_BEGINNING if start == "earliest" else OFFSET_END
+            consumer.assign([TopicPartition(topic, p, offset) for p in range(partitions)])
+            self.feed.assigned(range(partitions))
+            at_end: set[int] = set()
+            while not self.stopping.is_set():
+                for m in consumer.consume(num_messages=100, timeout=0.1):
+                    if m.error() is None:
+                        self.feed.add(_got(m))
+                    elif m.error().code() == KafkaError._PARTITION_EOF:
+                        at_end.add(m.partition())  # the logical offset is resolved and fetched up to
+                        if len(at_end) == partitions:
+                            self.feed.ready.set()
+                    else:
+                        self.feed.fail(str(m.error()))
+        finally:
+            consumer.close()
+
+
+class _Member(ThreadConsumer):
+    def __init__(self, bootstrap: str, group: str, topic: str, name: str, assignor: str) -> None:
+        super().__init__(name)
+        self.args = (bootstrap, group, topic, assignor)
+
+    def run(self) -> None:
+        from confluent_kafka import Consumer
+
+        bootstrap, group, topic, assignor = self.args
+        feed = self.feed
+        consumer = Consumer(
+            _conf(bootstrap, **{
+                "group.id": group, "client.id": self.name, "partition.assignment.strategy": assignor,
+                "session.timeout.ms": SESSION_TIMEOUT_MS, "heartbeat.interval.ms": HEARTBEAT_INTERVAL_MS,
+                "enable.auto.commit": False, "auto.offset.reset": "earliest",
+            })
+        )  # fmt: skip
+
+        # With rebalance callbacks, librdkafka serves the rebalance inside consume(), on this thread:
+        # a partition is never taken away between processing a record and committing it.
+        def on_assign(c: Any, tps: Any) -> None:
+            feed.note(f"assigned {sorted(tp.partition for tp in tps)}")
+            feed.assigned([tp.partition for tp in tps])
+
+        def on_revoke(c: Any, tps: Any) -> None:
+            feed.note(f"revoked {sorted(tp.partition for tp in tps)}")
+
+        try:
+            consumer.subscribe([topic], on_assign=on_assign, on_revoke=on_revoke)
+            while not self.stopping.is_set():
+                msgs = consumer.consume(num_messages=100, timeout=0.1)
+                for m in msgs:
+                    if m.error() is None:
+                        feed.add(_got(m))
+                    else:
+                        feed.fail(str(m.error()))
+                if any(m.error() is None for m in msgs):
+                    consumer.commit(asynchronous=False)
+        finally:
+            consumer.close()  # commits nothing more (auto commit off) and leaves the group
+
+
+class ConfluentDriver(Driver):
+    name = "confluent-kafka"
+
+    @property
+    def version(self) -> str:
+        import confluent_kafka
+
+        return f"{confluent_kafka.version()[0]} (librdkafka {confluent_kafka.libversion()[0]})"
+
+    def _admin(self, bootstrap: str) -> Any:
+        from confluent_kafka.admin import AdminClient
+
+        return AdminClient(_conf(bootstrap))
+
+    def metadata(self, bootstrap: str, topic: str) -> TopicView:
+        md = self._admin(bootstrap).list_topics(topic=topic, timeout=TIMEOUT_S)
+        t = md.topics[topic]
+        assert t.error is None, f"topic error {t.error}"
+        brokers = sorted((b.id, b.host, b.port) for b in md.brokers.values())
+        return TopicView(brokers, {p.id: p.leader for p in t.partitions.values()}, md.cluster_id)
+
+    def create_topic(self, bootstrap: str, topic: str, partitions: int) -> None:
+        from confluent_kafka.admin import NewTopic
+
+        admin = self._admin(bootstrap)  # kept alive until its futures resolve
+        futures = admin.create_topics([NewTopic(topic, num_partitions=partitions, replication_factor=1)])
+        futures[topic].result(TIMEOUT_S)
+
+    def delete_topic(self, bootstrap: str, topic: str) -> None:
+        admin = self._admin(bootstrap)
+        admin.delete_topics([topic])[topic].result(TIMEOUT_S)
+
+    def list_topics(self, bootstrap: str) -> set[str]:
+        return set(self._admin(bootstrap).list_topics(timeout=TIMEOUT_S).topics)
+
+    def produce(self, bootstrap: str, topic: str, recs: Sequence[Rec], codec: str) -> None:
+        from confluent_kafka import Producer
+
+        producer = Producer(_conf(bootstrap, **{"compression.type": codec, "linger.ms": 1000, "acks": "all"}))
+        errors: list[str] = []
+
+        def delivered(err: Any, msg: Any) -> None:
+            if err is not None:
+                errors.append(str(err))
+
+        producer.list_topics(topic, timeout=TIMEOUT_S)  # metadata first: nothing is queued unrouted
+        for r in recs:
+            producer.produce(
+                topic, value=r.value, key=r.key, partition=r.partition, headers=list(r.headers),
+                timestamp=r.timestamp or 0, on_delivery=delivered,
+            )  # fmt: skip
+        # A long linger keeps each partition in one batch until flush() sends it: librdkafka sends a batch
+        # uncompressed when compressing does not make it smaller, which a lone small record can cause.
+        remaining = producer.flush(TIMEOUT_S)
+        assert remaining == 0 and not errors, f"{remaining} undelivered, errors {errors[:5]}"
+
+    def reader(self, bootstrap: str, topic: str, partitions: int, start: str) -> Consumer:
+        return _Reader(bootstrap, topic, partitions, start)
+
+    def member(self, bootstrap: str, group: str, topic: str, name: str, assignor: str = "range") -> Consumer:
+        return _Member(bootstrap, group, topic, name, assignor)
+
+    def commit_and_fetch(self, bootstrap: str, group: str, topic: str, offsets: dict[int, int]) -> dict[int, int]:
+        from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, TopicPartition
+
+        consumer = Consumer(_conf(bootstrap, **{"group.id": group, "enable.auto.commit": False}))
+        try:
+            consumer.commit(
+                offsets=[TopicPartition(topic, p, o, metadata=f"meta-{p}") for p, o in offsets.items()],
+                asynchronous=False,
+            )
+            got = consumer.committed([TopicPartition(topic, p) for p in offsets], timeout=TIMEOUT_S)
+        finally:
+            consumer.close()
+        out = {}
+        for tp in got:
+            assert tp.error is None and tp.metadata == f"meta-{tp.partition}", f"{tp}: {tp.error} {tp.metadata!r}"
+            out[tp.partition] = tp.offset
+        admin = self._admin(bootstrap)
+        listed = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])
+        by_admin = {
+            tp.partition: tp.offset for tp in listed[group].result(TIMEOUT_S).topic_partitions if tp.topic == topic
+        }
+        assert by_admin == out, f"admin saw {by_admin}, consumer {out}"
+        return out
+
+    def describe_group(self, bootstrap: str, group: str) -> GroupView:
+        admin = self._admin(bootstrap)
+        listing = admin.list_consumer_groups().result(TIMEOUT_S)
+        assert not listing.errors, f"list errors {listing.errors}"
+        listed = any(g.group_id == group for g in listing.valid)
+        d = admin.describe_consumer_groups([group])[group].result(TIMEOUT_S)
+        members = []
+        for m in d.members:
+            parts: dict[str, list[int]] = {}
+            for tp in m.assignment.topic_partitions:
+                parts.setdefault(tp.topic, []).append(tp.partition)
+            members.append((m.client_id, {t: sorted(ps) for t, ps in parts.items()}))
+        protocol_type = "" if d.is_simple_consumer_group else "consumer"
+        return GroupView(listed, protocol_type, d.state.name, d.partition_assignor, members)
