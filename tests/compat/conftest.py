@@ -108,7 +108,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if missing:
         if reporter is not None:
-            reporter.write_line(f"compat: partial run ({len(missing)} cells not run), {MATRIX_FILE.name} left as is")
+            reporter.write_line(
+                f"compat: partial run ({len(missing)} cells not run), {MATRIX_FILE.name} left as is"
+            )
         return
     MATRIX_FILE.write_text(m.render())
     if reporter is not None:

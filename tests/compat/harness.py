@@ -33,13 +33,17 @@ def run_for_clients(
             if exc is None:
                 matrix.record(scenario, d.name, Outcome.PASS, future.result() or "")
             else:
-                matrix.record(scenario, d.name, Outcome.FAIL, str(exc).splitlines()[0] if str(exc) else repr(exc))
+                matrix.record(
+                    scenario, d.name, Outcome.FAIL, str(exc).splitlines()[0] if str(exc) else repr(exc)
+                )
                 failures.append(f"--- {d.name} ---\n" + "".join(traceback.format_exception(exc)))
     if failures:
         pytest.fail(f"{scenario}: {len(failures)} client(s) failed\n" + "\n".join(failures), pytrace=False)
 
 
-def run_together(matrix: Matrix, scenario: str, drivers: Sequence[Driver], body: Callable[[], str | None]) -> None:
+def run_together(
+    matrix: Matrix, scenario: str, drivers: Sequence[Driver], body: Callable[[], str | None]
+) -> None:
     """A scenario all clients take part in at once (one cell per client, one shared outcome)."""
     for d in drivers:
         assert scenario not in d.not_applicable, f"{d.name} cannot take part in {scenario}"

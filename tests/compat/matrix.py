@@ -62,9 +62,9 @@ class Matrix:
         lines = [
             "# Compatibility matrix",
             "",
-            "Written by the compatibility suite (`make compat`, `tests/compat/`) from its own run; do not edit",
-            "by hand. Each client is driven in its own idiom against a kafkito broker; `n/a` is a scenario",
-            "the client cannot express, with the reason below.",
+            "Written by the compatibility suite (`make compat`, `tests/compat/`) from its own run;",
+            "do not edit by hand. Each client is driven in its own idiom against a kafkito broker;",
+            "`n/a` is a scenario the client cannot express, with the reason in the notes.",
         ]
         if header_note:
             lines += ["", header_note]

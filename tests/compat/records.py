@@ -86,9 +86,7 @@ def partition_headers(partition: int) -> tuple[Header, ...]:
 
 def numbered(prefix: str, n: int, partitions: int, start: int = 0) -> list[Rec]:
     """Small records whose values are unique names, for counting who consumed what."""
-    return [
-        Rec(i % partitions, b"k%d" % i, f"{prefix}-{i}".encode()) for i in range(start, start + n)
-    ]
+    return [Rec(i % partitions, b"k%d" % i, f"{prefix}-{i}".encode()) for i in range(start, start + n)]
 
 
 def by_partition(items: Iterable[Rec | Got]) -> dict[int, list[Rec | Got]]:

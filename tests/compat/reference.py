@@ -64,11 +64,9 @@ def produce(bootstrap: str, topic: str, recs: Sequence[Rec]) -> None:
 
 
 def end_offsets(bootstrap: str, topic: str, partitions: int) -> dict[int, int]:
+    wanted = [dict(partition_index=p, timestamp=-1) for p in range(partitions)]
     with WireClient(bootstrap) as wire:
-        response = wire.request(
-            2, 1, replica_id=-1,
-            topics=[dict(name=topic, partitions=[dict(partition_index=p, timestamp=-1) for p in range(partitions)])],
-        )  # fmt: skip
+        response = wire.request(2, 1, replica_id=-1, topics=[dict(name=topic, partitions=wanted)])
     out = {}
     for p in response.topics[0].partitions:
         assert p.error_code == 0, f"ListOffsets {topic}[{p.partition_index}]: error {p.error_code}"

@@ -254,13 +254,13 @@ class Driver(ABC):
         its positions are resolved, so that records produced after are the ones it must see."""
 
     @abstractmethod
-    def member(
-        self, bootstrap: str, group: str, topic: str, name: str, assignor: str = "range"
-    ) -> Consumer:
+    def member(self, bootstrap: str, group: str, topic: str, name: str, assignor: str = "range") -> Consumer:
         """A group member subscribed to `topic` that commits synchronously after processing, from the
         earliest offset when the group has none."""
 
-    def commit_and_fetch(self, bootstrap: str, group: str, topic: str, offsets: dict[int, int]) -> dict[int, int]:
+    def commit_and_fetch(
+        self, bootstrap: str, group: str, topic: str, offsets: dict[int, int]
+    ) -> dict[int, int]:
         """Commit `offsets` for the group the client's way, then read the group's committed offsets."""
         raise NotImplementedError
 

@@ -166,7 +166,9 @@ class ConfluentDriver(Driver):
     def member(self, bootstrap: str, group: str, topic: str, name: str, assignor: str = "range") -> Consumer:
         return _Member(bootstrap, group, topic, name, assignor)
 
-    def commit_and_fetch(self, bootstrap: str, group: str, topic: str, offsets: dict[int, int]) -> dict[int, int]:
+    def commit_and_fetch(
+        self, bootstrap: str, group: str, topic: str, offsets: dict[int, int]
+    ) -> dict[int, int]:
         from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, TopicPartition
 
         consumer = Consumer(_conf(bootstrap, **{"group.id": group, "enable.auto.commit": False}))
@@ -180,12 +182,16 @@ class ConfluentDriver(Driver):
             consumer.close()
         out = {}
         for tp in got:
-            assert tp.error is None and tp.metadata == f"meta-{tp.partition}", f"{tp}: {tp.error} {tp.metadata!r}"
+            assert tp.error is None and tp.metadata == f"meta-{tp.partition}", (
+                f"{tp}: {tp.error} {tp.metadata!r}"
+            )
             out[tp.partition] = tp.offset
         admin = self._admin(bootstrap)
         listed = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])
         by_admin = {
-            tp.partition: tp.offset for tp in listed[group].result(TIMEOUT_S).topic_partitions if tp.topic == topic
+            tp.partition: tp.offset
+            for tp in listed[group].result(TIMEOUT_S).topic_partitions
+            if tp.topic == topic
         }
         assert by_admin == out, f"admin saw {by_admin}, consumer {out}"
         return out

@@ -164,9 +164,13 @@ class KafkaPythonDriver(Driver):
         try:
             futures = [
                 producer.send(
-                    topic, key=r.key, value=r.value, headers=list(r.headers),
-                    partition=r.partition, timestamp_ms=r.timestamp,
-                )  # fmt: skip
+                    topic,
+                    key=r.key,
+                    value=r.value,
+                    headers=list(r.headers),
+                    partition=r.partition,
+                    timestamp_ms=r.timestamp,
+                )
                 for r in recs
             ]
             producer.flush()
@@ -181,10 +185,14 @@ class KafkaPythonDriver(Driver):
     def member(self, bootstrap: str, group: str, topic: str, name: str, assignor: str = "range") -> Consumer:
         return _Member(bootstrap, group, topic, name, assignor)
 
-    def commit_and_fetch(self, bootstrap: str, group: str, topic: str, offsets: dict[int, int]) -> dict[int, int]:
+    def commit_and_fetch(
+        self, bootstrap: str, group: str, topic: str, offsets: dict[int, int]
+    ) -> dict[int, int]:
         from kafka import KafkaConsumer, OffsetAndMetadata, TopicPartition
 
-        consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False, **COMMON)
+        consumer = KafkaConsumer(
+            bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False, **COMMON
+        )
         try:
             tps = {p: TopicPartition(topic, p) for p in offsets}
             consumer.assign(list(tps.values()))
