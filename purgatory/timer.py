@@ -64,7 +64,10 @@ class _CallbackTask(TimerTask):
     __slots__ = ("_callback",)
 
     def __init__(self, delay_ms: int, callback: Callable[[], object]) -> None:
-        TimerTask.__init__(self, delay_ms)
+        # TimerTask.__init__ inlined: this is on the hot path of every `Timer.schedule`.
+        self.delay_ms = delay_ms
+        self._deadline_ms = 0
+        self._bucket = self._next = self._prev = None
         self._callback = callback
 
     def run(self) -> None:
@@ -85,15 +88,25 @@ class _Bucket:
 
 
 class _Wheel:
-    """One level: `size` buckets of `tick` ms each, spanning `interval` ms from `current`."""
+    """One level: `size` buckets of `tick` ms each, spanning `interval` ms from `current`.
 
-    __slots__ = ("buckets", "current", "interval", "tick")
+    `limit` (current + interval) and `current_vid` (current // tick) are cached for the add path.
+    """
+
+    __slots__ = ("buckets", "current", "current_vid", "interval", "limit", "size", "tick")
 
     def __init__(self, timer: Timer, tick: int, size: int, start_ms: int) -> None:
         self.tick = tick
+        self.size = size
         self.interval = tick * size
-        self.current = start_ms - start_ms % tick
         self.buckets = [_Bucket(timer) for _ in range(size)]
+        self.current = self.current_vid = self.limit = 0
+        self.set_current(start_ms)
+
+    def set_current(self, time_ms: int) -> None:
+        self.current_vid = time_ms // self.tick
+        self.current = self.current_vid * self.tick
+        self.limit = self.current + self.interval
 
 
 class Timer:
@@ -170,19 +183,15 @@ class Timer:
         self._place(task, deadline)
 
     def _place(self, task: TimerTask, deadline: int) -> None:
-        wheels = self._wheels
-        wheel = wheels[0]
-        if deadline < wheel.current + wheel.tick:
-            vid = wheel.current // wheel.tick  # overdue: the current tick's bucket, due at once
+        for wheel in self._wheels:
+            if deadline < wheel.limit:
+                break
         else:
-            level = 0
-            while deadline >= wheel.current + wheel.interval:
-                level += 1
-                if level == len(wheels):
-                    wheels.append(_Wheel(self, wheel.interval, self._size_per_wheel, wheel.current))
-                wheel = wheels[level]
-            vid = deadline // wheel.tick
-        bucket = wheel.buckets[vid % self._size_per_wheel]
+            wheel = self._add_overflow_wheels(deadline)
+        vid = deadline // wheel.tick
+        if vid <= wheel.current_vid:
+            vid = wheel.current_vid  # overdue (only possible on the finest wheel): due at once
+        bucket = wheel.buckets[vid % wheel.size]
         tail = bucket._prev
         task._prev = tail
         task._next = bucket
@@ -200,6 +209,14 @@ class Timer:
                 and (self._handle is None or expiration < self._armed_ms)
             ):
                 self._rearm()
+
+    def _add_overflow_wheels(self, deadline: int) -> _Wheel:
+        wheels = self._wheels
+        wheel = wheels[-1]
+        while deadline >= wheel.limit:
+            wheel = _Wheel(self, wheel.interval, self._size_per_wheel, wheel.current)
+            wheels.append(wheel)
+        return wheel
 
     def next_deadline_ms(self) -> int | None:
         """When the timer next has work: the earliest bucket deadline (no task is due before it)."""
@@ -251,7 +268,7 @@ class Timer:
     def _advance_wheels(self, time_ms: int) -> None:
         for wheel in self._wheels:
             if time_ms >= wheel.current + wheel.tick:
-                wheel.current = time_ms - time_ms % wheel.tick
+                wheel.set_current(time_ms)
 
     def _bucket_emptied(self, bucket: _Bucket) -> None:
         expiration = bucket.expiration

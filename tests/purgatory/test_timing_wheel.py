@@ -173,3 +173,18 @@ def test_two_timers_on_one_manual_clock_interleave_in_deadline_order() -> None:
 def test_manual_clock_refuses_to_go_backwards() -> None:
     with pytest.raises(ValueError):
         ManualClock().advance(-1)
+
+
+@pytest.mark.parametrize("wheel_size", [2, 3, 20])
+def test_an_overdue_task_does_not_pull_a_pending_bucket_forward(wheel_size: int) -> None:
+    clock = ManualClock(100)
+    timer = Timer(clock, wheel_size=wheel_size)
+    fired: list[tuple[str, int]] = []
+    for delay in range(1, 2 * wheel_size):
+        timer.schedule(delay, _recorder(clock, fired, f"d{delay}"))
+    for overdue in range(-2 * wheel_size, 0):
+        timer.schedule(overdue, _recorder(clock, fired, "late"))
+    clock.advance(0)
+    assert [name for name, _ in fired] == ["late"] * 2 * wheel_size
+    clock.advance(2 * wheel_size)
+    assert fired[2 * wheel_size :] == [(f"d{d}", 100 + d) for d in range(1, 2 * wheel_size)]
