@@ -93,8 +93,16 @@ def produce_kafka_python(
 
 
 def produce_confluent(
-    bootstrap: str, topic: str, recs: Sequence[Rec], compression: str = "none", **extra: Any
+    bootstrap: str,
+    topic: str,
+    recs: Sequence[Rec],
+    compression: str = "none",
+    *,
+    flush_every: int = 0,
+    **extra: Any,
 ) -> None:
+    """Produce `recs` (idempotent, batching on); `flush_every` > 0 flushes after every so many records,
+    which makes batches of at most that size. Extra librdkafka settings (dots as given) override."""
     from confluent_kafka import Producer
 
     errors: list[Any] = []
@@ -112,7 +120,9 @@ def produce_confluent(
             **extra,
         }
     )
-    for r in recs:
+    for i, r in enumerate(recs):
+        if flush_every and i and i % flush_every == 0:
+            producer.flush(DEADLINE_S)
         producer.produce(
             topic,
             key=r.key,
