@@ -15,10 +15,19 @@ API_KEY = 18
 VERSIONS = (0, 4)
 
 
+# Like Kafka 4 (KAFKA-18659): Produce is answered from v3 on (KIP-896), yet advertised from v0, because
+# librdkafka before 2.8 checks for Produce v2 in the range before it compresses with gzip, snappy or lz4,
+# and otherwise sends every batch uncompressed. Dispatch still refuses Produce v0-v2.
+_ADVERTISED_MIN = {0: 0}
+
+
 def api_keys() -> list[dict[str, int]]:
     from broker.handlers import supported_versions
 
-    return [dict(api_key=k, min_version=lo, max_version=hi) for k, lo, hi in supported_versions()]
+    return [
+        dict(api_key=k, min_version=_ADVERTISED_MIN.get(k, lo), max_version=hi)
+        for k, lo, hi in supported_versions()
+    ]
 
 
 def handle(ctx: RequestContext, request: Any) -> Any:
