@@ -30,8 +30,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 DRIVERS = {
     "kafka-python": "kafka_python_client:KafkaPythonDriver",
     "confluent-kafka": "confluent_client:ConfluentDriver",
-    # "aiokafka": "aiokafka_client:AIOKafkaDriver",
-    # "kcat": "kcat_client:KcatDriver",
+    "aiokafka": "aiokafka_client:AIOKafkaDriver",
+    "kcat": "kcat_client:KcatDriver",
     # "KafkaJS": "kafkajs_client:KafkaJSDriver",
 }
 
