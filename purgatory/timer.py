@@ -49,9 +49,10 @@ class TimerTask(ABC):
             prev._next = nxt  # type: ignore[union-attr]
             nxt._prev = prev  # type: ignore[union-attr]
             self._bucket = self._next = self._prev = None
-            bucket.count -= 1
-            if bucket.count == 0:
-                bucket.timer._bucket_emptied(bucket)
+            timer = bucket.timer
+            timer._size -= 1
+            if timer._size == 0:
+                timer._went_idle()
 
     @abstractmethod
     def run(self) -> None:
@@ -64,10 +65,9 @@ class _CallbackTask(TimerTask):
     __slots__ = ("_callback",)
 
     def __init__(self, delay_ms: int, callback: Callable[[], object]) -> None:
-        # TimerTask.__init__ inlined: this is on the hot path of every `Timer.schedule`.
+        # TimerTask.__init__ inlined (`Timer.schedule` sets the links and the deadline at once).
         self.delay_ms = delay_ms
-        self._deadline_ms = 0
-        self._bucket = self._next = self._prev = None
+        self._bucket = None
         self._callback = callback
 
     def run(self) -> None:
@@ -75,15 +75,19 @@ class _CallbackTask(TimerTask):
 
 
 class _Bucket:
-    """One slot of a wheel: the sentinel of a circular list of tasks sharing one bucket deadline."""
+    """One slot of a wheel: the sentinel of a circular list of tasks sharing one bucket deadline.
 
-    __slots__ = ("_next", "_prev", "count", "expiration", "timer")
+    `expiration` is the deadline it is queued for (-1: not queued); a heap entry carrying any other
+    value is stale. A bucket emptied by cancels stays queued: dropping it would cost a heap operation
+    (and maybe a loop re-arm) per cancel; it is skipped when it reaches the top of the queue.
+    """
+
+    __slots__ = ("_next", "_prev", "expiration", "timer")
 
     def __init__(self, timer: Timer) -> None:
         self._next: TimerTask | _Bucket = self
         self._prev: TimerTask | _Bucket = self
-        self.count = 0
-        self.expiration = -1  # -1: not queued; any heap entry for another value is stale
+        self.expiration = -1
         self.timer = timer
 
 
@@ -131,6 +135,7 @@ class Timer:
         "_now_ms",
         "_queue",
         "_seq",
+        "_size",
         "_size_per_wheel",
         "_tick",
         "_wheels",
@@ -146,6 +151,7 @@ class Timer:
         self._size_per_wheel = wheel_size
         self._wheels = [_Wheel(self, tick_ms, wheel_size, clock.now_ms())]
         self._queue: list[tuple[int, int, _Bucket]] = []
+        self._size = 0
         self._seq = count()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._handle: asyncio.TimerHandle | None = None
@@ -158,7 +164,7 @@ class Timer:
     @property
     def size(self) -> int:
         """How many tasks are pending."""
-        return sum(b.count for w in self._wheels for b in w.buckets)
+        return self._size
 
     @property
     def armed_ms(self) -> int | None:
@@ -168,7 +174,11 @@ class Timer:
     def schedule(self, delay_ms: int, callback: Callable[[], object]) -> TimerTask:
         """Call `callback` once `delay_ms` have passed; returns the task, whose `cancel()` undoes it."""
         task = _CallbackTask(delay_ms, callback)
-        self.add(task)
+        deadline = self._now_ms() + delay_ms
+        if self._tick != 1:
+            deadline = -(-deadline // self._tick) * self._tick
+        task._deadline_ms = deadline
+        self._place(task, deadline)  # `add` inlined: a new task is never pending
         return task
 
     def add(self, task: TimerTask) -> None:
@@ -198,7 +208,7 @@ class Timer:
         tail._next = task
         bucket._prev = task
         task._bucket = bucket
-        bucket.count += 1
+        self._size += 1
         expiration = vid * wheel.tick
         if bucket.expiration != expiration:
             bucket.expiration = expiration
@@ -219,11 +229,16 @@ class Timer:
         return wheel
 
     def next_deadline_ms(self) -> int | None:
-        """When the timer next has work: the earliest bucket deadline (no task is due before it)."""
+        """When the timer next has work: the earliest non-empty bucket's deadline (no task is due before)."""
         queue = self._queue
-        while queue and queue[0][2].expiration != queue[0][0]:
+        while queue:
+            expiration, _, bucket = queue[0]
+            if bucket.expiration == expiration:
+                if bucket._next is not bucket:
+                    return expiration
+                bucket.expiration = -1  # emptied by cancels: unqueue it now
             heapq.heappop(queue)
-        return queue[0][0] if queue else None
+        return None
 
     def advance_clock(self) -> int:
         """Fire every task due at `clock.now_ms()`, in deadline order; returns how many fired."""
@@ -249,7 +264,7 @@ class Timer:
                     bucket._next = nxt  # type: ignore[assignment]
                     nxt._prev = bucket  # type: ignore[union-attr]
                     task._bucket = task._next = task._prev = None
-                    bucket.count -= 1
+                    self._size -= 1
                     if task._deadline_ms <= current:
                         fired += 1
                         try:
@@ -270,11 +285,17 @@ class Timer:
             if time_ms >= wheel.current + wheel.tick:
                 wheel.set_current(time_ms)
 
-    def _bucket_emptied(self, bucket: _Bucket) -> None:
-        expiration = bucket.expiration
-        bucket.expiration = -1
-        if self._handle is not None and expiration == self._armed_ms and not self._advancing:
-            self._rearm()
+    def _went_idle(self) -> None:
+        """The last pending task was cancelled: unqueue every bucket and disarm the loop handle."""
+        if self._advancing:
+            return  # advance_clock re-arms (or disarms) when it is done
+        for _, _, bucket in self._queue:
+            bucket.expiration = -1
+        self._queue.clear()
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+            self._armed_ms = -1
 
     def attach_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         """Let `loop` drive the timer: one `call_at` armed for the earliest non-empty bucket."""
