@@ -24,8 +24,8 @@ install-clients:
 	@command -v kcat >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = "0" ]; then SUDO=""; else SUDO="sudo"; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq kcat >/dev/null; }
-	@if [ -f tests/compat/node/package.json ]; then \
-	  cd tests/compat/node && npm install --silent --no-audit --no-fund >/dev/null; fi
+	@if [ -f tests/compat/node/package-lock.json ]; then \
+	  cd tests/compat/node && npm ci --silent --no-audit --no-fund >/dev/null; fi
 
 run: install
 	$(BIN)/kafkito serve --host $(HOST) --port $(PORT) --data-dir $(DATA)

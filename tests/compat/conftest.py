@@ -32,7 +32,7 @@ DRIVERS = {
     "confluent-kafka": "confluent_client:ConfluentDriver",
     "aiokafka": "aiokafka_client:AIOKafkaDriver",
     "kcat": "kcat_client:KcatDriver",
-    # "KafkaJS": "kafkajs_client:KafkaJSDriver",
+    "KafkaJS": "kafkajs_client:KafkaJSDriver",
 }
 
 

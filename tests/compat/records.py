@@ -45,6 +45,7 @@ class RecordStyle:
     explicit_timestamps: bool = True  # False: the client stamps CreateTime itself
     null_keys: bool = True
     null_values: bool = True
+    interleaved_headers: bool = True  # False: headers come grouped by name (an object of name -> values)
 
 
 def sample_records(n: int, partitions: int, style: RecordStyle, *, seed: int = 7) -> list[Rec]:
@@ -68,9 +69,12 @@ def sample_records(n: int, partitions: int, style: RecordStyle, *, seed: int = 7
         if style.null_values and key is not None and i % 17 == 3:
             value = None
         if style.per_record_headers:
+            names = [f"h{j % 2}" for j in range(i % 4)]
+            if not style.interleaved_headers:
+                names.sort()
             headers = tuple(
-                (f"h{j % 2}", rng.randbytes(rng.randrange(0, 9)) if style.binary else b"v%d" % j)
-                for j in range(i % 4)
+                (name, rng.randbytes(rng.randrange(0, 9)) if style.binary else b"v%d" % j)
+                for j, name in enumerate(names)
             )
         else:
             headers = partition_headers(partition)

@@ -8,7 +8,6 @@ from typing import Any, TypeVar
 
 from tests.compat.clients.base import (
     HEARTBEAT_INTERVAL_MS,
-    RECONNECT_BACKOFF_MAX_MS,
     SESSION_TIMEOUT_MS,
     Consumer,
     Driver,
@@ -198,9 +197,13 @@ class AIOKafkaDriver(Driver):
             try:
                 futures = [
                     await producer.send(
-                        topic, value=r.value, key=r.key, partition=r.partition,
-                        timestamp_ms=r.timestamp, headers=list(r.headers),
-                    )  # fmt: skip
+                        topic,
+                        value=r.value,
+                        key=r.key,
+                        partition=r.partition,
+                        timestamp_ms=r.timestamp,
+                        headers=list(r.headers),
+                    )
                     for r in recs
                 ]
                 await asyncio.gather(*futures)

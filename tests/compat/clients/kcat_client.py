@@ -147,7 +147,9 @@ class KcatDriver(Driver):
         )  # fmt: skip
         return _KcatConsumer(name, [kcat(), "-b", bootstrap, "-G", group, "-J", "-u", *props, topic])
 
-    def commit_and_fetch(self, bootstrap: str, group: str, topic: str, offsets: dict[int, int]) -> dict[int, int]:
+    def commit_and_fetch(
+        self, bootstrap: str, group: str, topic: str, offsets: dict[int, int]
+    ) -> dict[int, int]:
         raise AssertionError("not applicable")
 
     def describe_group(self, bootstrap: str, group: str) -> GroupView:
