@@ -6,7 +6,7 @@ import asyncio
 import uuid
 from dataclasses import dataclass, field
 
-from broker.log.errors import LogError
+from broker.log.errors import LogError, OffsetOutOfRange
 from broker.log.manager import LogManager
 from protocol.errors import ErrorCode
 from purgatory import DelayedOperation
@@ -40,7 +40,12 @@ class FetchResult:
 
 
 def read_partitions(logs: LogManager, wanted: list[PartitionFetch], max_bytes: int) -> FetchResult:
-    """Read the partitions in order within max_bytes (the first non-empty one always whole)."""
+    """Read the partitions in order within the partition and request byte limits.
+
+    As in Kafka, the first batch of the first partition with data is returned whole even when it
+    exceeds a limit (so a consumer always progresses); after that, a batch that does not fit the
+    limits is left for a later fetch.
+    """
     result = FetchResult()
     budget = max_bytes
     for p in wanted:
@@ -52,8 +57,14 @@ def read_partitions(logs: LogManager, wanted: list[PartitionFetch], max_bytes: i
             plog = logs.get_log(p.topic, p.partition)
             hw = plog.high_watermark
             start = plog.log_start_offset
-            limit = min(p.max_bytes, budget) if result.total_bytes else p.max_bytes
-            records = plog.read(p.fetch_offset, limit) if limit > 0 and p.fetch_offset < hw else b""
+            if not start <= p.fetch_offset <= hw:
+                raise OffsetOutOfRange(f"offset {p.fetch_offset} is outside [{start}, {hw}]")
+            limit = min(p.max_bytes, budget)
+            records = b""
+            if p.fetch_offset < hw and (limit > 0 or not result.total_bytes):
+                records = plog.read(p.fetch_offset, limit)
+                if len(records) > limit and result.total_bytes:
+                    records = b""  # only the first partition with data may exceed the limits
         except LogError as exc:
             result.partitions.append(PartitionData(exc.code))
             result.has_error = True
