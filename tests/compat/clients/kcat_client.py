@@ -145,7 +145,8 @@ class KcatDriver(Driver):
             auto_offset_reset="earliest", auto_commit_interval_ms=100,
             reconnect_backoff_max_ms=RECONNECT_BACKOFF_MAX_MS,
         )  # fmt: skip
-        return _KcatConsumer(name, [kcat(), "-b", bootstrap, "-G", group, "-J", "-u", *props, topic])
+        # -E: carry on through transport errors (a broker restart) instead of exiting.
+        return _KcatConsumer(name, [kcat(), "-b", bootstrap, "-G", group, "-J", "-u", "-E", *props, topic])
 
     def commit_and_fetch(
         self, bootstrap: str, group: str, topic: str, offsets: dict[int, int]
