@@ -3,6 +3,7 @@
 v4 isolation level + last stable offset; v5 log start offset; v7 sessions (KIP-227: we answer every
 fetch as a full, sessionless one: session id 0); v9 current leader epoch; v11 rack id;
 v12 flexible; v13 topic ids; v15 replica state; v16 node endpoints.
+The response is struct-encoded (broker/fetch_response.py): it carries nearly every byte we send.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import asyncio
 from typing import Any
 
 from broker.context import RequestContext
+from broker.fetch_response import PartitionAnswer, TopicAnswer, encode_fetch_response
 from broker.fetch_wait import DelayedFetch, FetchResult, PartitionFetch, read_partitions
 from protocol.errors import ErrorCode
 
@@ -45,29 +47,21 @@ def _wanted(ctx: RequestContext, request: Any) -> list[PartitionFetch]:
     return wanted
 
 
-def _response(ctx: RequestContext, request: Any, wanted: list[PartitionFetch], result: FetchResult) -> Any:
-    topics: list[dict[str, Any]] = []
-    index: dict[Any, list[dict[str, Any]]] = {}
+def _response(ctx: RequestContext, wanted: list[PartitionFetch], result: FetchResult) -> bytes:
+    """The encoded response body, partitions grouped under their topics in request order."""
+    topics: list[TopicAnswer] = []
+    index: dict[Any, list[PartitionAnswer]] = {}
     by_id = ctx.version >= 13
     for p, data in zip(wanted, result.partitions, strict=True):
         key = p.topic_id if by_id else p.topic
         parts = index.get(key)
         if parts is None:
             parts = index[key] = []
-            topics.append(dict(topic=p.topic, topic_id=p.topic_id, partitions=parts))
+            topics.append(TopicAnswer(p.topic, p.topic_id, parts))
         parts.append(
-            dict(
-                partition_index=p.partition,
-                error_code=data.error,
-                high_watermark=data.high_watermark,
-                last_stable_offset=data.high_watermark,
-                log_start_offset=data.log_start_offset,
-                aborted_transactions=None,
-                preferred_read_replica=-1,
-                records=data.records,
-            )
+            PartitionAnswer(p.partition, data.error, data.high_watermark, data.log_start_offset, data.records)
         )
-    return ctx.response(throttle_time_ms=0, error_code=ErrorCode.NONE, session_id=0, responses=topics)
+    return encode_fetch_response(ctx.version, 0, topics)
 
 
 def handle(ctx: RequestContext, request: Any) -> Any:
@@ -76,14 +70,14 @@ def handle(ctx: RequestContext, request: Any) -> Any:
     max_bytes = request.max_bytes if request.max_bytes > 0 else _UNBOUNDED
     result = read_partitions(logs, wanted, max_bytes)
     if request.max_wait_ms <= 0 or not wanted or result.has_error or result.total_bytes >= request.min_bytes:
-        return _response(ctx, request, wanted, result)
+        return _response(ctx, wanted, result)
     done: asyncio.Future[FetchResult] = asyncio.get_running_loop().create_future()
     op = DelayedFetch(request.max_wait_ms, logs, wanted, request.min_bytes, max_bytes, done)
     ctx.broker.fetch_purgatory.try_complete_else_watch(op, {(p.topic, p.partition) for p in wanted})
-    return _await_response(ctx, request, wanted, done)
+    return _await_response(ctx, wanted, done)
 
 
 async def _await_response(
-    ctx: RequestContext, request: Any, wanted: list[PartitionFetch], done: asyncio.Future[FetchResult]
-) -> Any:
-    return _response(ctx, request, wanted, await done)
+    ctx: RequestContext, wanted: list[PartitionFetch], done: asyncio.Future[FetchResult]
+) -> bytes:
+    return _response(ctx, wanted, await done)
