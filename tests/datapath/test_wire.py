@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -200,3 +201,66 @@ def test_a_waiting_fetch_times_out_empty_at_max_wait(wire: WireClient, broker: T
     assert (p.error_code, p.records or b"", p.high_watermark) == (0, b"", 0)
     purgatory = broker.call(lambda: broker.broker.fetch_purgatory)  # type: ignore[union-attr]
     assert (purgatory.pending, purgatory.expirations) == (0, 1)
+
+
+def _send_fetch(wire: WireClient, partitions: list[int], *, min_bytes: int, max_wait_ms: int = 60_000) -> int:
+    topic = dict(
+        topic=TOPIC,
+        partitions=[
+            dict(
+                partition=p,
+                current_leader_epoch=-1,
+                fetch_offset=0,
+                log_start_offset=-1,
+                partition_max_bytes=1 << 20,
+            )
+            for p in partitions
+        ],
+    )
+    return wire.send(
+        FETCH, 11, replica_id=-1, max_wait_ms=max_wait_ms, min_bytes=min_bytes, max_bytes=50 << 20,
+        isolation_level=0, session_id=0, session_epoch=-1, topics=[topic], forgotten_topics_data=[],
+        rack_id="",
+    )  # fmt: skip
+
+
+def _pending(broker: ThreadBroker) -> int:
+    return broker.call(lambda: broker.broker.fetch_purgatory.pending)  # type: ignore[union-attr]
+
+
+def _wait_parked(broker: ThreadBroker, n: int = 1) -> None:
+    for _ in range(500):
+        if _pending(broker) == n:
+            return
+        time.sleep(0.01)
+    raise AssertionError("the fetch was not parked")
+
+
+def test_a_parked_fetch_completes_once_appends_across_partitions_reach_min_bytes(
+    wire: WireClient, broker: ThreadBroker
+) -> None:
+    one = len(batch(10, 100))
+    with WireClient(broker.bootstrap) as consumer:
+        _send_fetch(consumer, [0, 1], min_bytes=one * 2 + 1)
+        _wait_parked(broker)
+        produce(wire, [(TOPIC, 0, batch(10, 100))])
+        assert _pending(broker) == 1  # one batch is not enough
+        produce(wire, [(TOPIC, 1, batch(10, 100))])
+        assert _pending(broker) == 1  # two are not either: the appends add up across partitions
+        produce(wire, [(TOPIC, 0, batch(10, 100, start=10))])
+        answer = consumer.recv(FETCH, 11)
+    p0, p1 = [p for t in answer.responses for p in t.partitions]
+    assert (len(values(p0.records)), len(values(p1.records))) == (20, 10)
+    purgatory = broker.call(lambda: broker.broker.fetch_purgatory)  # type: ignore[union-attr]
+    assert (purgatory.pending, purgatory.completions, purgatory.expirations) == (0, 1, 0)
+
+
+def test_deleting_the_topic_answers_a_parked_fetch_at_once(wire: WireClient, broker: ThreadBroker) -> None:
+    with WireClient(broker.bootstrap) as consumer:
+        _send_fetch(consumer, [2], min_bytes=1)
+        _wait_parked(broker)
+        deleted = wire.request(20, 6, topics=[dict(name=TOPIC, topic_id=None)], timeout_ms=5000)
+        assert deleted.responses[0].error_code == 0
+        answer = consumer.recv(FETCH, 11)
+    [p] = [p for t in answer.responses for p in t.partitions]
+    assert p.error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
