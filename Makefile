@@ -44,6 +44,7 @@ bench: install-dev
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/purgatory.py
 	$(BIN)/python bench/coordinator.py
+	$(BIN)/python bench/datapath.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
