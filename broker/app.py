@@ -16,6 +16,8 @@ from broker.config import Config
 from broker.coordinator import CoordinatorConfig, GroupCoordinator
 from broker.fetch_wait import DelayedFetch
 from broker.log.manager import LogManager, TopicInfo
+from broker.log.partition_log import wall_clock_ms
+from broker.offsets import OffsetsConfig, OffsetsManager
 from broker.producer_ids import ProducerIdManager
 from purgatory import MonotonicClock, Purgatory, Timer
 
@@ -51,6 +53,7 @@ class Broker:
         self.coordinator = GroupCoordinator(CoordinatorConfig.from_config(config), self.clock, self.timer)
         self._logs: LogManager | None = None
         self.producer_ids: ProducerIdManager
+        self.offsets: OffsetsManager
         self.dynamic_configs: dict[str, str] = {}  # set by IncrementalAlterConfigs, in memory only
         self.cluster_id = config.cluster_id or ""
         self._periodic: dict[str, asyncio.TimerHandle] = {}
@@ -131,6 +134,11 @@ class Broker:
         self.producer_ids = ProducerIdManager(self.config.data_dir)
         self._logs.on_append.append(self._on_append)
         self.timer.attach_loop(loop)
+        offsets_config = OffsetsConfig.from_broker(self.config)
+        self.offsets = OffsetsManager(self._logs, offsets_config, self.clock, wall_clock_ms)
+        self.coordinator.store = self.offsets.store
+        self.offsets.load(self.coordinator, loop.call_soon)
+        self.every("offsets-expiry", offsets_config.retention_check_interval_ms, self.offsets.expire)
         self.every("log-retention", self.config.log_retention_check_interval_ms, self._logs.enforce_retention)
         self.every("log-cleaner", self.config.log_cleaner_backoff_ms, self._logs.compact)
         if self.config.log_flush_interval_ms is not None:

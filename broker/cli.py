@@ -1,4 +1,4 @@
-"""The `kafkito` command: `kafkito serve --host H --port P --data-dir DIR [--set k=v ...]`."""
+"""The `kafkito` command: `kafkito serve [--data-dir DIR --set k=v ...]`, `kafkito offsets dump`."""
 
 from __future__ import annotations
 
@@ -27,6 +27,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.add_argument("--log-format", default="auto", choices=["auto", "console", "json"])
+    offsets = sub.add_parser("offsets", help="look inside __consumer_offsets")
+    offsets_sub = offsets.add_subparsers(dest="offsets_command", required=True)
+    dump = offsets_sub.add_parser("dump", help="decode every record, one JSON line each")
+    dump.add_argument("--group", help="only this group's records (and only its partition is read)")
+    dump.add_argument("--data-dir", default="./data", help="the broker's log.dirs (default ./data)")
     return parser
 
 
@@ -96,6 +101,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return _run_serve(args)
+    if args.command == "offsets":
+        from pathlib import Path
+
+        from broker.offsets.dump import dump
+
+        dump(Path(args.data_dir), sys.stdout, args.group)
+        return 0
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger("kafkito.offsets")
 
 LOAD_CHUNK_RECORDS = 5_000
+LOAD_INLINE_BYTES = 1 << 20
 Defer = Callable[[Callable[[], None]], Any]
 
 
@@ -32,6 +33,7 @@ class OffsetsConfig:
     retention_ms: int = 7 * 24 * 3_600_000
     retention_check_interval_ms: int = 600_000
     load_chunk_records: int = LOAD_CHUNK_RECORDS  # records replayed between yields to the loop
+    load_inline_bytes: int = LOAD_INLINE_BYTES  # a log this small loads at once, before serving
 
     @classmethod
     def from_broker(cls, config: Any) -> OffsetsConfig:
@@ -46,6 +48,7 @@ class OffsetsConfig:
             retention_ms=retention_ms,
             retention_check_interval_ms=config.offsets_retention_check_interval_ms,
             load_chunk_records=int(extra.get("offsets.load.chunk.records", LOAD_CHUNK_RECORDS)),
+            load_inline_bytes=int(extra.get("offsets.load.inline.bytes", LOAD_INLINE_BYTES)),
         )
 
 
@@ -102,7 +105,15 @@ class OffsetsManager:
     # -- loading --------------------------------------------------------------------------------
 
     def load(self, coordinator: GroupCoordinator, defer: Defer) -> None:
-        """Start replaying every partition into `coordinator`, one chunk per `defer`red call."""
+        """Start replaying every partition into `coordinator`, one chunk per `defer`red call.
+
+        A log of at most `load_inline_bytes` is replayed at once instead: a fresh or small broker
+        then answers group requests from its first connection.
+        """
+        size = sum(self.logs.get_log(OFFSETS_TOPIC, p).size_bytes for p in range(self.num_partitions))
+        if size <= self.config.load_inline_bytes:
+            self.load_now(coordinator)
+            return
         self._coordinator = coordinator
         self._defer = defer
         self._loading = self._load_all(coordinator)

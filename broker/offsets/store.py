@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger("kafkito.offsets")
 
 OFFSETS_TOPIC = "__consumer_offsets"
+_PARTITION_CACHE_SIZE = 100_000
 
 
 class TimeBase:
@@ -104,9 +105,16 @@ class LogGroupStore:
         self.time = time
         self.loading: set[int] = set()
         self.appends = 0
+        self._partition_cache: dict[str, int] = {}
 
     def partition_for(self, group_id: str) -> int:
-        return partition_for(group_id, self.num_partitions)
+        cache = self._partition_cache
+        partition = cache.get(group_id)
+        if partition is None:
+            if len(cache) >= _PARTITION_CACHE_SIZE:
+                cache.clear()
+            partition = cache[group_id] = partition_for(group_id, self.num_partitions)
+        return partition
 
     # -- GroupStore ---------------------------------------------------------------------------
 

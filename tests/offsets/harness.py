@@ -34,16 +34,28 @@ class OffsetsHarness:
         log_props: dict[str, Any] | None = None,
         load: bool = True,
         chunk: int = 5_000,
+        inline_bytes: int = 0,
     ) -> None:
         self.data_dir = data_dir
         self.wall_start = wall_start
-        self.options = dict(partitions=partitions, retention_ms=retention_ms, coordinator=coordinator,
-                            log_props=log_props, chunk=chunk)  # fmt: skip
+        self.options = dict(
+            partitions=partitions,
+            retention_ms=retention_ms,
+            coordinator=coordinator,
+            log_props=log_props,
+            chunk=chunk,
+            inline_bytes=inline_bytes,
+        )
         self.h = Harness(config=coordinator or CoordinatorConfig())
         self.logs = LogManager(data_dir, dict(log_props or {}), time_ms=self.wall)
         self.manager = OffsetsManager(
             self.logs,
-            OffsetsConfig(num_partitions=partitions, retention_ms=retention_ms, load_chunk_records=chunk),
+            OffsetsConfig(
+                num_partitions=partitions,
+                retention_ms=retention_ms,
+                load_chunk_records=chunk,
+                load_inline_bytes=inline_bytes,
+            ),
             self.h.clock,
             self.wall,
         )

@@ -114,6 +114,14 @@ def test_loading_runs_in_bounded_chunks(tmp_path: Path) -> None:
     assert r.coordinator.fetch_offsets("g7", [T0])[1][T0].offset == 957
 
 
+def test_a_small_log_loads_at_once(tmp_path: Path) -> None:
+    o = OffsetsHarness(tmp_path)
+    o.h.commit("g", {T0: 3})
+    r, deferred = reloading(o, inline_bytes=1 << 20)
+    assert r.manager.loaded and deferred.queue == []
+    assert r.coordinator.fetch_offsets("g", [T0])[1][T0].offset == 3
+
+
 def test_transactional_offsets_apply_only_at_a_commit_marker(tmp_path: Path) -> None:
     o = OffsetsHarness(tmp_path, partitions=1)
     plog = o.logs.get_log(OFFSETS_TOPIC, 0)

@@ -37,8 +37,9 @@ def s16(text: str) -> bytes:
 
 def by_hand_hash(text: str) -> int:
     """s[0]*31^(n-1) + ... + s[n-1] over UTF-16 code units, as Java's String.hashCode documents."""
-    units = struct.unpack(f">{len(text.encode('utf-16-be', 'surrogatepass')) // 2}H",
-                          text.encode("utf-16-be", "surrogatepass"))  # fmt: skip
+    units = struct.unpack(
+        f">{len(text.encode('utf-16-be', 'surrogatepass')) // 2}H", text.encode("utf-16-be", "surrogatepass")
+    )
     n = len(units)
     total = sum(u * 31 ** (n - 1 - i) for i, u in enumerate(units)) % 2**32
     return total - 2**32 if total >= 2**31 else total
@@ -190,10 +191,21 @@ def test_empty_group_value_has_null_protocol_and_leader() -> None:
 
 def test_group_value_v0_uses_session_timeout_as_rebalance_timeout() -> None:
     raw = (
-        b"\x00\x00" + s16("consumer") + struct.pack(">i", 1) + s16("range") + s16("m") + struct.pack(">i", 1)
-        + s16("m") + s16("c") + s16("h") + struct.pack(">i", 6000)
-        + struct.pack(">i", 1) + b"s" + struct.pack(">i", 1) + b"a"
-    )  # fmt: skip
+        b"\x00\x00"
+        + s16("consumer")
+        + struct.pack(">i", 1)
+        + s16("range")
+        + s16("m")
+        + struct.pack(">i", 1)
+        + s16("m")
+        + s16("c")
+        + s16("h")
+        + struct.pack(">i", 6000)
+        + struct.pack(">i", 1)
+        + b"s"
+        + struct.pack(">i", 1)
+        + b"a"
+    )
     assert decode_group_value(raw) == GroupValue(
         "consumer", 1, "range", "m", (MemberValue("m", None, "c", "h", 6000, 6000, b"s", b"a"),), -1
     )
@@ -212,13 +224,26 @@ def test_group_value_v1_and_v2_add_rebalance_timeout_then_state_timestamp() -> N
 
 def test_group_value_v4_flexible() -> None:
     member = (
-        b"\x02m" + b"\x00" + b"\x02c" + b"\x02h" + struct.pack(">ii", 9000, 6000)
-        + b"\x02s" + b"\x02a" + b"\x00"
-    )  # fmt: skip
+        b"\x02m"
+        + b"\x00"
+        + b"\x02c"
+        + b"\x02h"
+        + struct.pack(">ii", 9000, 6000)
+        + b"\x02s"
+        + b"\x02a"
+        + b"\x00"
+    )
     raw = (
-        b"\x00\x04" + b"\x09consumer" + struct.pack(">i", 7) + b"\x06range" + b"\x02m"
-        + struct.pack(">q", 55) + b"\x02" + member + b"\x01\x05\x02zz"  # one unknown tagged field
-    )  # fmt: skip
+        b"\x00\x04"
+        + b"\x09consumer"
+        + struct.pack(">i", 7)
+        + b"\x06range"
+        + b"\x02m"
+        + struct.pack(">q", 55)
+        + b"\x02"
+        + member
+        + b"\x01\x05\x02zz"  # one unknown tagged field
+    )
     assert decode_group_value(raw) == GroupValue(
         "consumer", 7, "range", "m", (MemberValue("m", None, "c", "h", 9000, 6000, b"s", b"a"),), 55
     )
@@ -266,13 +291,20 @@ def test_group_values_round_trip(
 
 
 def test_batch_matches_kafka_record_builder_and_parses_back() -> None:
-    records = [(encode_offset_key("g", "t", 0), encode_offset_value(OffsetValue(1, "", 5))),
-               (encode_group_key("g"), None)]  # fmt: skip
+    records = [
+        (encode_offset_key("g", "t", 0), encode_offset_value(OffsetValue(1, "", 5))),
+        (encode_group_key("g"), None),
+    ]
     ours = bytes(build_batch(records, 1_700_000_000_000))
     builder = DefaultRecordBatchBuilder(
-        magic=2, compression_type=0, is_transactional=False,
-        producer_id=-1, producer_epoch=-1, base_sequence=-1, batch_size=1 << 30,
-    )  # fmt: skip
+        magic=2,
+        compression_type=0,
+        is_transactional=False,
+        producer_id=-1,
+        producer_epoch=-1,
+        base_sequence=-1,
+        batch_size=1 << 30,
+    )
     for i, (key, value) in enumerate(records):
         builder.append(i, 1_700_000_000_000, key, value, [])
     theirs = bytearray(builder.build())
@@ -287,9 +319,14 @@ def test_batch_matches_kafka_record_builder_and_parses_back() -> None:
 
 def test_batch_records_reads_compressed_batches_too() -> None:
     builder = DefaultRecordBatchBuilder(
-        magic=2, compression_type=1, is_transactional=False,
-        producer_id=-1, producer_epoch=-1, base_sequence=-1, batch_size=1 << 30,
-    )  # fmt: skip
+        magic=2,
+        compression_type=1,
+        is_transactional=False,
+        producer_id=-1,
+        producer_epoch=-1,
+        base_sequence=-1,
+        batch_size=1 << 30,
+    )
     builder.append(0, 10, b"k" * 300, b"v" * 300, [])
     builder.append(1, 11, b"k2", None, [])
     raw = bytes(builder.build())
@@ -299,8 +336,13 @@ def test_batch_records_reads_compressed_batches_too() -> None:
     ]
 
 
-@given(st.lists(st.tuples(st.binary(min_size=1, max_size=300), st.none() | st.binary(max_size=300)),
-                min_size=1, max_size=40))  # fmt: skip
+@given(
+    st.lists(
+        st.tuples(st.binary(min_size=1, max_size=300), st.none() | st.binary(max_size=300)),
+        min_size=1,
+        max_size=40,
+    )
+)
 def test_built_batches_parse_back(records: list[tuple[bytes, bytes | None]]) -> None:
     raw = bytes(build_batch(records, 123))
     assert DefaultRecordBatch(raw).validate_crc()

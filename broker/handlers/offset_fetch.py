@@ -1,0 +1,78 @@
+"""OffsetFetch (9): committed offsets of a group, whatever its state; -1 where nothing is committed.
+
+v1 first non-ZooKeeper version; v2 null topics = all committed partitions, top-level error code;
+v3 throttle time; v4 no change; v5 committed_leader_epoch; v6 flexible; v7 require_stable
+(UNSTABLE_OFFSET_COMMIT while a commit is being written); v8 several groups, each answered on its
+own; v9 member id and epoch (new protocol; ignored for classic groups).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from broker.context import RequestContext
+from broker.coordinator import PartitionOffset, TopicPartition
+from protocol.errors import ErrorCode
+
+API_KEY = 9
+VERSIONS = (1, 9)
+
+
+def _wanted(topics: Any) -> list[TopicPartition] | None:
+    if topics is None:
+        return None
+    return [TopicPartition(t.name, i) for t in topics for i in t.partition_indexes]
+
+
+def _by_topic(
+    offsets: dict[TopicPartition, PartitionOffset], wanted: list[TopicPartition] | None
+) -> dict[str, list[tuple[int, PartitionOffset]]]:
+    topics: dict[str, list[tuple[int, PartitionOffset]]] = {}
+    for tp in wanted if wanted is not None else sorted(offsets):
+        topics.setdefault(tp.topic, []).append((tp.partition, offsets[tp]))
+    return topics
+
+
+def _topic_entries(topics: dict[str, list[tuple[int, PartitionOffset]]]) -> list[dict[str, Any]]:
+    return [
+        dict(
+            name=name,
+            partitions=[
+                dict(
+                    partition_index=index,
+                    committed_offset=o.offset,
+                    committed_leader_epoch=o.leader_epoch,
+                    metadata=o.metadata,
+                    error_code=o.error,
+                )
+                for index, o in partitions
+            ],
+        )
+        for name, partitions in topics.items()
+    ]
+
+
+def _fetch(
+    ctx: RequestContext, group_id: str, wanted: list[TopicPartition] | None, require_stable: bool
+) -> tuple[ErrorCode, dict[str, list[tuple[int, PartitionOffset]]]]:
+    error, offsets = ctx.broker.coordinator.fetch_offsets(group_id, wanted, require_stable)
+    if error is not ErrorCode.NONE:
+        if ctx.version < 2 and wanted is not None:
+            # v1 has no top-level error: Kafka puts it on every partition asked for.
+            failed = PartitionOffset(-1, "", -1, error)
+            return error, _by_topic(dict.fromkeys(wanted, failed), wanted)
+        return error, {}
+    return error, _by_topic(offsets, wanted)
+
+
+def handle(ctx: RequestContext, request: Any) -> Any:
+    version = ctx.version
+    require_stable = bool(request.require_stable) if version >= 7 else False
+    if version >= 8:
+        groups = []
+        for g in request.groups:
+            error, topics = _fetch(ctx, g.group_id, _wanted(g.topics), require_stable)
+            groups.append(dict(group_id=g.group_id, topics=_topic_entries(topics), error_code=error))
+        return ctx.response(throttle_time_ms=0, groups=groups)
+    error, topics = _fetch(ctx, request.group_id, _wanted(request.topics), require_stable)
+    return ctx.response(throttle_time_ms=0, topics=_topic_entries(topics), error_code=error)

@@ -1,0 +1,162 @@
+"""`kafkito offsets dump`: decode `__consumer_offsets` straight from the segment files, read-only."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from broker.coordinator.subscription import subscribed_topics
+from broker.log.batch import HEADER_SIZE, parse_header
+from broker.offsets.batches import batch_records
+from broker.offsets.partitioner import partition_for
+from broker.offsets.records import (
+    GroupKey,
+    OffsetKey,
+    RecordFormatError,
+    decode_group_value,
+    decode_key,
+    decode_offset_value,
+)
+from broker.offsets.store import OFFSETS_TOPIC
+
+_PARTITION_DIR = re.compile(rf"^{OFFSETS_TOPIC}-(\d+)$")
+_READ = 1 << 20
+
+
+def _partitions(data_dir: Path) -> dict[int, Path]:
+    found: dict[int, Path] = {}
+    if data_dir.is_dir():
+        for child in data_dir.iterdir():
+            m = _PARTITION_DIR.match(child.name)
+            if m and child.is_dir():
+                found[int(m.group(1))] = child
+    return found
+
+
+def _partition_count(data_dir: Path, found: dict[int, Path]) -> int:
+    try:
+        doc = json.loads((data_dir / "topics.json").read_text())
+        return int(doc["topics"][OFFSETS_TOPIC]["partitions"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return max(found, default=-1) + 1
+
+
+def _batches(segment: Path) -> Iterator[tuple[Any, bytes]]:
+    """Complete batches of a segment file; a torn tail (a broker writing, or crashed) is left out."""
+    with open(segment, "rb") as f:
+        pending = b""
+        while True:
+            chunk = f.read(_READ)
+            if not chunk:
+                return
+            pending += chunk
+            pos = 0
+            while len(pending) - pos >= HEADER_SIZE:
+                header = parse_header(pending, pos)
+                if header.size < HEADER_SIZE or pos + header.size > len(pending):
+                    break
+                yield header, pending[pos : pos + header.size]
+                pos += header.size
+            pending = pending[pos:]
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def describe(raw_key: bytes, raw_value: bytes | None) -> tuple[str | None, dict[str, Any]]:
+    """(group, JSON-ready description) of one record; group is None for keys of unknown versions."""
+    try:
+        key = decode_key(raw_key)
+    except RecordFormatError as exc:
+        return None, {"key": {"error": str(exc), "hex": raw_key.hex()}}
+    out: dict[str, Any] = {}
+    group: str | None = None
+    if isinstance(key, OffsetKey):
+        group = key.group
+        out["key"] = {"type": "offset", "group": key.group, "topic": key.topic, "partition": key.partition}
+    elif isinstance(key, GroupKey):
+        group = key.group
+        out["key"] = {"type": "group", "group": key.group}
+    else:
+        out["key"] = {"type": "unknown", "version": key.version}
+    if raw_value is None:
+        out["value"] = None
+        return group, out
+    try:
+        if isinstance(key, OffsetKey):
+            v = decode_offset_value(raw_value)
+            out["value"] = {
+                "offset": v.offset,
+                "leader_epoch": v.leader_epoch,
+                "metadata": v.metadata,
+                "commit_timestamp": v.commit_timestamp,
+                "expire_timestamp": v.expire_timestamp,
+            }
+        elif isinstance(key, GroupKey):
+            g = decode_group_value(raw_value)
+            out["value"] = {
+                "protocol_type": g.protocol_type,
+                "generation": g.generation,
+                "protocol": g.protocol,
+                "leader": g.leader,
+                "current_state_timestamp": g.current_state_timestamp,
+                "members": [
+                    {
+                        "member_id": m.member_id,
+                        "group_instance_id": m.group_instance_id,
+                        "client_id": m.client_id,
+                        "client_host": m.client_host,
+                        "rebalance_timeout": m.rebalance_timeout,
+                        "session_timeout": m.session_timeout,
+                        "subscribed_topics": _topics(g.protocol_type, m.subscription),
+                        "subscription": _b64(m.subscription),
+                        "assignment": _b64(m.assignment),
+                    }
+                    for m in g.members
+                ],
+            }
+        else:
+            out["value"] = {"hex": raw_value.hex()}
+    except RecordFormatError as exc:
+        out["value"] = {"error": str(exc), "hex": raw_value.hex()}
+    return group, out
+
+
+def _topics(protocol_type: str, subscription: bytes) -> list[str] | None:
+    if protocol_type != "consumer":
+        return None
+    topics = subscribed_topics(subscription)
+    return None if topics is None else sorted(topics)
+
+
+def dump(data_dir: Path, out: IO[str], group: str | None = None) -> int:
+    """Write one JSON line per record (oldest first, partition by partition); returns how many."""
+    found = _partitions(data_dir)
+    wanted = sorted(found)
+    if group is not None:
+        wanted = [p for p in wanted if p == partition_for(group, _partition_count(data_dir, found))]
+    written = 0
+    for partition in wanted:
+        segments = sorted(
+            (p for p in found[partition].glob("*.log") if p.stem.isdigit()), key=lambda p: int(p.stem)
+        )
+        for segment in segments:
+            for header, batch in _batches(segment):
+                if header.is_control:
+                    continue
+                for record in batch_records(batch, header):
+                    if record.key is None:
+                        continue
+                    record_group, described = describe(record.key, record.value)
+                    if group is not None and record_group != group:
+                        continue
+                    line = {"partition": partition, "offset": record.offset, "timestamp": record.timestamp}
+                    line.update(described)
+                    out.write(json.dumps(line) + "\n")
+                    written += 1
+    return written

@@ -1,0 +1,69 @@
+"""`kafkito offsets dump` decodes `__consumer_offsets` from disk, as Kafka's offsets formatter does."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from broker.cli import main
+from broker.coordinator import LeavingMember, OffsetAndMetadata, TopicPartition
+from tests.offsets.harness import WALL_EPOCH, OffsetsHarness
+
+
+def lines(text: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    o = OffsetsHarness(tmp_path / "data", partitions=50)
+    o.h.commit("simple", {TopicPartition("t", 0): OffsetAndMetadata(3, "m", 2)})
+    leader, follower = o.h.stable_group(2)
+    o.h.leave("g", LeavingMember(leader), LeavingMember(follower))
+    o.coordinator.delete_groups(["simple"])
+    o.close()
+    return tmp_path / "data"
+
+
+def test_dump_of_one_group(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["offsets", "dump", "--data-dir", str(data), "--group", "simple"]) == 0
+    commit, tombstone = lines(capsys.readouterr().out)
+    assert commit["key"] == {"type": "offset", "group": "simple", "topic": "t", "partition": 0}
+    assert commit["value"] == {
+        "offset": 3,
+        "leader_epoch": 2,
+        "metadata": "m",
+        "commit_timestamp": WALL_EPOCH,
+        "expire_timestamp": None,
+    }
+    assert (commit["partition"], commit["offset"], commit["timestamp"]) == (
+        tombstone["partition"],
+        0,
+        WALL_EPOCH,
+    )
+    assert tombstone["key"] == commit["key"] and tombstone["value"] is None
+
+
+def test_dump_of_everything_through_the_real_command(data: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "broker", "offsets", "dump", "--data-dir", str(data)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    records = lines(out)
+    groups = [r for r in records if r["key"]["type"] == "group"]  # type: ignore[index]
+    stable, empty = (r["value"] for r in groups)
+    assert stable["generation"] == 1 and stable["protocol"] == "range"  # type: ignore[index]
+    assert [m["subscribed_topics"] for m in stable["members"]] == [["t"], ["t"]]  # type: ignore[index]
+    assert empty["members"] == [] and empty["generation"] == 2  # type: ignore[index]
+    assert sum(r["key"]["group"] == "simple" for r in records) == 2  # type: ignore[index]
+
+
+def test_dump_of_a_missing_directory_is_empty(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["offsets", "dump", "--data-dir", str(tmp_path / "none")]) == 0
+    assert capsys.readouterr().out == ""
