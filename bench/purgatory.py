@@ -8,7 +8,7 @@ Three measurements, all in this one process, reported as ratios:
 Work runs inside a running event loop in chunks of 1000 operations with a yield to the loop between
 chunks, so each contender's housekeeping (asyncio's heap clean-up, the wheel's bucket expiry) is paid.
 
-Usage: python bench/purgatory.py [--sizes 10000,100000,1000000] [--repeats 3] [--markdown]
+Usage: python bench/purgatory.py [--sizes 10000,100000,1000000] [--repeats 3] [--no-gc]
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from purgatory import DelayedOperation, MonotonicClock, Purgatory, Timer, TimerT
 
 CHUNK = 1_000
 MIN_OPS_PER_RUN = 300_000  # small N are re-armed in several passes so each timing is long enough
+GC_DURING_TIMING = True
 
 
 def noop() -> None:
@@ -87,9 +88,12 @@ class Heartbeat(DelayedOperation):
 
 
 class Contender:
-    def __init__(self, loop: asyncio.AbstractEventLoop, delays_ms: list[int]) -> None:
+    """`delays_ms`: the deadlines `fill` makes pending; `pool_ms`: delays for `add_cancel(i)`, i < len."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, delays_ms: list[int], pool_ms: list[int]) -> None:
         self.loop = loop
         self.delays_ms = delays_ms
+        self.pool_ms = pool_ms
 
     def fill(self) -> None:
         raise NotImplementedError
@@ -108,9 +112,10 @@ class Contender:
 
 
 class CallLater(Contender):
-    def __init__(self, loop: asyncio.AbstractEventLoop, delays_ms: list[int]) -> None:
-        super().__init__(loop, delays_ms)
+    def __init__(self, loop: asyncio.AbstractEventLoop, delays_ms: list[int], pool_ms: list[int]) -> None:
+        super().__init__(loop, delays_ms, pool_ms)
         self.delays_s = [d / 1000 for d in delays_ms]
+        self.pool_s = [d / 1000 for d in pool_ms]
         self.handles: list[asyncio.TimerHandle] = []
 
     def fill(self) -> None:
@@ -121,7 +126,7 @@ class CallLater(Contender):
         self.handles[i] = self.loop.call_later(self.delays_s[i], noop)
 
     def add_cancel(self, i: int) -> None:
-        self.loop.call_later(self.delays_s[i], noop).cancel()
+        self.loop.call_later(self.pool_s[i], noop).cancel()
 
     def drain(self) -> None:
         for h in self.handles:
@@ -131,8 +136,8 @@ class CallLater(Contender):
 class WheelNewTask(Contender):
     """`Timer.schedule` + `TimerTask.cancel`: a new task object per re-arm, like call_later's handle."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, delays_ms: list[int]) -> None:
-        super().__init__(loop, delays_ms)
+    def __init__(self, loop: asyncio.AbstractEventLoop, delays_ms: list[int], pool_ms: list[int]) -> None:
+        super().__init__(loop, delays_ms, pool_ms)
         self.timer = Timer(MonotonicClock())
         self.timer.attach_loop(loop)
         self.tasks: list[TimerTask] = []
@@ -145,7 +150,7 @@ class WheelNewTask(Contender):
         self.tasks[i] = self.timer.schedule(self.delays_ms[i], noop)
 
     def add_cancel(self, i: int) -> None:
-        self.timer.schedule(self.delays_ms[i], noop).cancel()
+        self.timer.schedule(self.pool_ms[i], noop).cancel()
 
     def drain(self) -> None:
         for t in self.tasks:
@@ -159,13 +164,19 @@ class WheelNewTask(Contender):
 class WheelReAdd(WheelNewTask):
     """`TimerTask.cancel` + `Timer.add` of the same task: no allocation per re-arm."""
 
+    def __init__(self, loop: asyncio.AbstractEventLoop, delays_ms: list[int], pool_ms: list[int]) -> None:
+        super().__init__(loop, delays_ms, pool_ms)
+        self.spare = [self.timer.schedule(d, noop) for d in pool_ms]
+        for task in self.spare:
+            task.cancel()
+
     def rearm(self, i: int) -> None:
         task = self.tasks[i]
         task.cancel()
         self.timer.add(task)
 
     def add_cancel(self, i: int) -> None:
-        task = self.tasks[i]
+        task = self.spare[i]
         self.timer.add(task)
         task.cancel()
 
@@ -173,8 +184,8 @@ class WheelReAdd(WheelNewTask):
 class PurgatoryHeartbeat(Contender):
     """What the coordinator does per heartbeat: complete the member's op by key, watch a new one."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, delays_ms: list[int]) -> None:
-        super().__init__(loop, delays_ms)
+    def __init__(self, loop: asyncio.AbstractEventLoop, delays_ms: list[int], pool_ms: list[int]) -> None:
+        super().__init__(loop, delays_ms, pool_ms)
         self.timer = Timer(MonotonicClock())
         self.timer.attach_loop(loop)
         self.purgatory: Purgatory[Heartbeat] = Purgatory("heartbeat", self.timer)
@@ -192,8 +203,8 @@ class PurgatoryHeartbeat(Contender):
         self.purgatory.try_complete_else_watch(op, (i,))
 
     def add_cancel(self, i: int) -> None:
-        op = Heartbeat(self.delays_ms[i])
-        self.purgatory.try_complete_else_watch(op, (i,))
+        op = Heartbeat(self.pool_ms[i])
+        self.purgatory.try_complete_else_watch(op, (-1 - i,))
         op.force_complete()
 
     def drain(self) -> None:
@@ -207,8 +218,8 @@ class PurgatoryHeartbeat(Contender):
 
 
 class HeapqTimer(Contender):
-    def __init__(self, loop: asyncio.AbstractEventLoop, delays_ms: list[int]) -> None:
-        super().__init__(loop, delays_ms)
+    def __init__(self, loop: asyncio.AbstractEventLoop, delays_ms: list[int], pool_ms: list[int]) -> None:
+        super().__init__(loop, delays_ms, pool_ms)
         self.heap = HeapTimer()
         self.entries: list[list[Any]] = []
 
@@ -220,7 +231,7 @@ class HeapqTimer(Contender):
         self.entries[i] = self.heap.add(self.delays_ms[i], noop)
 
     def add_cancel(self, i: int) -> None:
-        self.heap.cancel(self.heap.add(self.delays_ms[i], noop))
+        self.heap.cancel(self.heap.add(self.pool_ms[i], noop))
 
     def drain(self) -> None:
         for e in self.entries:
@@ -245,6 +256,8 @@ def run_in_loop(factory: Callable[[], asyncio.AbstractEventLoop], main: Coroutin
 async def timed(order: list[int], op: Callable[[int], None], total: int) -> float:
     """Seconds to apply `op` to `total` indices taken from `order` cyclically, yielding every chunk."""
     gc.collect()
+    if not GC_DURING_TIMING:
+        gc.disable()
     n = len(order)
     done = 0
     start = time.perf_counter()
@@ -253,7 +266,9 @@ async def timed(order: list[int], op: Callable[[int], None], total: int) -> floa
             op(order[j % n])
         done += CHUNK
         await asyncio.sleep(0)
-    return time.perf_counter() - start
+    elapsed = time.perf_counter() - start
+    gc.enable()
+    return elapsed
 
 
 def bench_rearm(n: int, repeats: int, seed: int) -> dict[str, float]:
@@ -263,11 +278,13 @@ def bench_rearm(n: int, repeats: int, seed: int) -> dict[str, float]:
     order = list(range(n))
     rng.shuffle(order)
     total = max(n, MIN_OPS_PER_RUN)
+    if n >= 1_000_000:
+        repeats = 1  # one pass over a million deadlines is long enough, and call_later is slow here
     results: dict[str, float] = {}
     for name, cls, factory in CONTENDERS:
 
         async def main(cls: type[Contender] = cls) -> float:
-            contender = cls(asyncio.get_running_loop(), delays)
+            contender = cls(asyncio.get_running_loop(), delays, [])
             contender.fill()
             best = min([await timed(order, contender.rearm, total) for _ in range(repeats)])
             contender.close()
@@ -279,24 +296,24 @@ def bench_rearm(n: int, repeats: int, seed: int) -> dict[str, float]:
     return results
 
 
-def bench_add_cancel(ops: int, repeats: int, seed: int) -> dict[str, float]:
-    """ns per add + cancel on an otherwise idle timer (a 1000-slot pool of delays and reusable tasks)."""
+def bench_add_cancel(ops: int, background: int, repeats: int, seed: int) -> dict[str, float]:
+    """ns per add + cancel with `background` other deadlines pending (delays from a 1000-slot pool)."""
     rng = random.Random(seed)
-    delays = [rng.randint(6_000, 45_000) for _ in range(1_000)]
-    order = list(range(1_000))
+    pool = [rng.randint(6_000, 45_000) for _ in range(1_000)]
+    pending = [rng.randint(6_000, 45_000) for _ in range(background)]
+    order = list(range(len(pool)))
     results: dict[str, float] = {}
     for name, cls, factory in CONTENDERS:
 
         async def main(cls: type[Contender] = cls) -> float:
-            contender = cls(asyncio.get_running_loop(), delays)
+            contender = cls(asyncio.get_running_loop(), pending, pool)
             contender.fill()
-            contender.drain()  # nothing pending, but the re-add contender keeps its task objects
             best = min([await timed(order, contender.add_cancel, ops) for _ in range(repeats)])
             contender.close()
             return best / ops * 1e9
 
         results[name] = run_in_loop(factory, main())
-        print(f"  add+cancel  {name:<58} {results[name]:8.0f} ns", file=sys.stderr)
+        print(f"  add+cancel, {background:,} pending  {name:<58} {results[name]:8.0f} ns", file=sys.stderr)
     return results
 
 
@@ -310,7 +327,7 @@ def bench_memory(n: int, seed: int) -> dict[str, float]:
             continue  # same objects as the new-task variant
 
         async def main(cls: type[Contender] = cls) -> float:
-            contender = cls(asyncio.get_running_loop(), delays)
+            contender = cls(asyncio.get_running_loop(), delays, [])
             gc.collect()
             tracemalloc.start()
             before = tracemalloc.get_traced_memory()[0]
@@ -328,29 +345,48 @@ def bench_memory(n: int, seed: int) -> dict[str, float]:
 def markdown(
     sizes: list[int],
     rearm: dict[int, dict[str, float]],
-    add_cancel: dict[str, float],
+    add_cancel: dict[int, dict[str, float]],
     memory: dict[str, float],
+    memory_n: int,
 ) -> str:
     names = [name for name, _, _ in CONTENDERS]
     uv, aio = "uvloop: handle.cancel + call_later", "asyncio: handle.cancel + call_later"
-    lines = ["### (b) heartbeat re-arm: ns per re-arm (speed-up vs uvloop / asyncio call_later)", ""]
-    lines.append("| contender | " + " | ".join(f"N = {n:,}" for n in sizes) + " |")
-    lines.append("|---|" + "---|" * len(sizes))
-    for name in names:
-        cells = []
-        for n in sizes:
-            ns = rearm[n][name]
-            cells.append(f"{ns:,.0f} ({rearm[n][uv] / ns:.2f}x / {rearm[n][aio] / ns:.2f}x)")
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines += ["", "### (a) add + cancel on an idle timer: ns per pair (speed-up vs uvloop / asyncio)", ""]
-    lines += ["| contender | ns | vs uvloop | vs asyncio |", "|---|---|---|---|"]
-    for name in names:
-        ns = add_cancel[name]
-        lines.append(f"| {name} | {ns:,.0f} | {add_cancel[uv] / ns:.2f}x | {add_cancel[aio] / ns:.2f}x |")
-    lines += ["", "### (c) bytes per pending operation (tracemalloc)", ""]
-    lines += ["| contender | bytes | vs uvloop | vs asyncio |", "|---|---|---|---|"]
-    for name, b in memory.items():
-        lines.append(f"| {name} | {b:,.0f} | {b / memory[uv]:.2f}x | {b / memory[aio]:.2f}x |")
+
+    def cell(ns: float, row: dict[str, float]) -> str:
+        return f"{ns:,.0f} ({row[uv] / ns:.2f}x / {row[aio] / ns:.2f}x)"
+
+    lines = [
+        "(b) heartbeat re-arm, ns per re-arm (speed-up vs uvloop / vs asyncio `call_later`):",
+        "",
+        "| contender | " + " | ".join(f"N = {n:,}" for n in sizes) + " |",
+        "|---|" + "---|" * len(sizes),
+    ]
+    lines += [
+        f"| {name} | " + " | ".join(cell(rearm[n][name], rearm[n]) for n in sizes) + " |" for name in names
+    ]
+    backgrounds = sorted(add_cancel)
+    lines += [
+        "",
+        "(a) add + cancel, ns per pair (speed-up vs uvloop / vs asyncio):",
+        "",
+        "| contender | " + " | ".join(f"{b:,} other deadlines pending" for b in backgrounds) + " |",
+        "|---|" + "---|" * len(backgrounds),
+    ]
+    lines += [
+        f"| {name} | " + " | ".join(cell(add_cancel[b][name], add_cancel[b]) for b in backgrounds) + " |"
+        for name in names
+    ]
+    lines += [
+        "",
+        f"(c) bytes per pending operation, tracemalloc, N = {memory_n:,}:",
+        "",
+        "| contender | bytes | vs uvloop | vs asyncio |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {name} | {b:,.0f} | {b / memory[uv]:.2f}x | {b / memory[aio]:.2f}x |"
+        for name, b in memory.items()
+    ]
     return "\n".join(lines)
 
 
@@ -360,20 +396,24 @@ def main() -> None:
     )
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--add-cancel-ops", type=int, default=500_000)
+    parser.add_argument("--add-cancel-ops", type=int, default=200_000)
     parser.add_argument("--memory-n", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-gc", action="store_true", help="disable the cyclic GC while timing")
     args = parser.parse_args()
+    global GC_DURING_TIMING
+    GC_DURING_TIMING = not args.no_gc
     sizes = [int(s) for s in args.sizes.split(",")]
     print(
         f"python {platform.python_version()}, uvloop {uvloop.__version__}, {platform.machine()}",
         file=sys.stderr,
     )
     started = time.perf_counter()
-    add_cancel = bench_add_cancel(args.add_cancel_ops, args.repeats, args.seed)
+    print("cyclic GC during timing:", "off" if args.no_gc else "on (default)", file=sys.stderr)
+    add_cancel = {b: bench_add_cancel(args.add_cancel_ops, b, args.repeats, args.seed) for b in (0, 10_000)}
     rearm = {n: bench_rearm(n, args.repeats, args.seed) for n in sizes}
     memory = bench_memory(args.memory_n, args.seed)
-    print(markdown(sizes, rearm, add_cancel, memory))
+    print(markdown(sizes, rearm, add_cancel, memory, args.memory_n))
     print(f"\n(bench took {time.perf_counter() - started:.0f} s)")
 
 

@@ -244,41 +244,50 @@ class Timer:
         """Fire every task due at `clock.now_ms()`, in deadline order; returns how many fired."""
         now = self._now_ms()
         queue = self._queue
-        wheels = self._wheels
         fired = 0
         was_advancing = self._advancing
         self._advancing = True
         try:
             while queue and queue[0][0] <= now:
                 expiration, _, bucket = heapq.heappop(queue)
-                if bucket.expiration != expiration:
-                    continue  # stale: the bucket was emptied or re-queued since
-                bucket.expiration = -1
-                self._advance_wheels(expiration)
-                current = wheels[0].current
-                while True:
-                    task: TimerTask = bucket._next  # type: ignore[assignment]
-                    if task is bucket:
-                        break
-                    nxt = task._next
-                    bucket._next = nxt  # type: ignore[assignment]
-                    nxt._prev = bucket  # type: ignore[union-attr]
-                    task._bucket = task._next = task._prev = None
-                    self._size -= 1
-                    if task._deadline_ms <= current:
-                        fired += 1
-                        try:
-                            task.run()
-                        except Exception:
-                            log.exception("timer task failed", task=type(task).__name__)
-                    else:
-                        self._place(task, task._deadline_ms)  # cascade to a finer wheel
+                if bucket.expiration == expiration:  # else stale: emptied or re-queued since
+                    fired += self._flush(bucket, expiration)
             self._advance_wheels(now)
         finally:
             self._advancing = was_advancing
-        if self._loop is not None and not was_advancing:
-            self._rearm()
+            if self._loop is not None and not was_advancing:
+                self._rearm()
         return fired
+
+    def _flush(self, bucket: _Bucket, expiration: int) -> int:
+        """Empty a due bucket: run the tasks that are due, cascade the others to finer wheels."""
+        bucket.expiration = -1
+        self._advance_wheels(expiration)
+        current = self._wheels[0].current
+        fired = 0
+        try:
+            while True:
+                task: TimerTask = bucket._next  # type: ignore[assignment]
+                if task is bucket:
+                    return fired
+                nxt = task._next
+                bucket._next = nxt  # type: ignore[assignment]
+                nxt._prev = bucket  # type: ignore[union-attr]
+                task._bucket = task._next = task._prev = None
+                self._size -= 1
+                if task._deadline_ms <= current:
+                    fired += 1
+                    try:
+                        task.run()
+                    except Exception:
+                        log.exception("timer task failed", task=type(task).__name__)
+                else:
+                    self._place(task, task._deadline_ms)
+        finally:
+            if bucket._next is not bucket and bucket.expiration == -1:
+                # A BaseException escaped a task: keep the rest of the bucket queued.
+                bucket.expiration = expiration
+                heapq.heappush(self._queue, (expiration, next(self._seq), bucket))
 
     def _advance_wheels(self, time_ms: int) -> None:
         for wheel in self._wheels:

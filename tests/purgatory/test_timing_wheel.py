@@ -188,3 +188,24 @@ def test_an_overdue_task_does_not_pull_a_pending_bucket_forward(wheel_size: int)
     assert [name for name, _ in fired] == ["late"] * 2 * wheel_size
     clock.advance(2 * wheel_size)
     assert fired[2 * wheel_size :] == [(f"d{d}", 100 + d) for d in range(1, 2 * wheel_size)]
+
+
+def test_tasks_left_behind_by_an_escaping_base_exception_still_fire() -> None:
+    clock = ManualClock()
+    timer = Timer(clock)
+    fired: list[tuple[str, int]] = []
+
+    def interrupt() -> None:
+        raise KeyboardInterrupt
+
+    timer.schedule(10, interrupt)
+    timer.schedule(10, _recorder(clock, fired, "same-tick"))
+    timer.schedule(11, _recorder(clock, fired, "next-tick"))
+    with pytest.raises(KeyboardInterrupt):
+        clock.advance(20)
+    assert clock.now_ms() == 10  # the interrupted advance stopped at the failing deadline
+    assert timer.size == 2
+    clock.advance(0)
+    assert fired == [("same-tick", 10)]
+    clock.advance(10)
+    assert fired == [("same-tick", 10), ("next-tick", 11)]
