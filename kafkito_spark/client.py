@@ -8,6 +8,7 @@ from typing import Any
 
 from confluent_kafka import (
     Consumer,
+    ConsumerGroupTopicPartitions,
     IsolationLevel,
     KafkaError,
     KafkaException,
@@ -22,6 +23,7 @@ from kafkito_spark.offsets import OffsetRange, Offsets, TopicPartition
 from kafkito_spark.options import Subscription
 
 REQUEST_TIMEOUT_S = 30.0
+COMMIT_TIMEOUT_S = 10.0
 # Fetched per consume() call while reading a range.
 CONSUME_BATCH = 1000
 # The group the range reader names in its (never committed) client config: librdkafka wants one.
@@ -198,19 +200,23 @@ def record_columns(messages: Iterable[Message], include_headers: bool) -> dict[s
 
 
 def commit_group_offsets(
-    client: Mapping[str, str], group_id: str, offsets: Mapping[TopicPartition, int]
+    client: Mapping[str, str],
+    group_id: str,
+    offsets: Mapping[TopicPartition, int],
+    timeout_s: float = COMMIT_TIMEOUT_S,
 ) -> None:
-    """Commit `offsets` (the next offset to read, per partition) to a consumer group, synchronously."""
+    """Commit `offsets` (the next offset to read, per partition) to a group that has no members."""
     if not offsets:
         return
-    consumer = Consumer({**client, "group.id": group_id, "enable.auto.commit": False})
-    try:
-        consumer.commit(
-            offsets=[KafkaTopicPartition(t, p, o) for (t, p), o in sorted(offsets.items())],
-            asynchronous=False,
-        )
-    finally:
-        consumer.close()
+    admin = AdminClient(dict(client))
+    request = ConsumerGroupTopicPartitions(
+        group_id, [KafkaTopicPartition(t, p, o) for (t, p), o in sorted(offsets.items())]
+    )
+    futures = admin.alter_consumer_group_offsets([request], request_timeout=timeout_s)
+    result = futures[group_id].result()
+    for tp in result.topic_partitions or []:
+        if tp.error is not None:
+            raise KafkaException(tp.error)
 
 
 class RecordProducer:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import structlog
+from confluent_kafka import KafkaException
 from pyspark.sql.datasource import DataSourceReader, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import (
     ReadAllAvailable,
@@ -26,6 +29,10 @@ from kafkito_spark.offsets import (
     to_json,
 )
 from kafkito_spark.options import ReadOptions
+
+log = structlog.get_logger(__name__)
+
+COMMIT_RETRY_AFTER_S = 60.0
 
 
 def read_range(options: ReadOptions, schema: StructType, rng: OffsetRange) -> Iterator[Any]:
@@ -99,6 +106,7 @@ class KafkaStreamReader(_Planner, DataSourceStreamReader, SupportsTriggerAvailab
         self._target: Offsets | None = None  # availableNow: the latest offsets when the query began
         self._latest: Offsets | None = None
         self._committed: Offsets | None = None
+        self._commit_retry_at = 0.0
 
     def initialOffset(self) -> dict[str, dict[str, int]]:
         view = self.view
@@ -157,9 +165,23 @@ class KafkaStreamReader(_Planner, DataSourceStreamReader, SupportsTriggerAvailab
 
     def _commit_group(self, offsets: Offsets) -> None:
         """Publish progress to `kafka.group.id` for lag tools; Spark resumes from its checkpoint."""
-        if self.options.group_id and offsets and offsets != self._committed:
+        if not self.options.group_id or not offsets or offsets == self._committed:
+            return
+        if time.monotonic() < self._commit_retry_at:
+            return
+        try:
             commit_group_offsets(self.options.client, self.options.group_id, offsets)
-            self._committed = dict(offsets)
+        except KafkaException as exc:
+            # Only monitoring depends on it: warn, keep the query running, retry a while later.
+            log.warning(
+                "group_commit_failed",
+                group_id=self.options.group_id,
+                error=str(exc),
+                retry_in_s=COMMIT_RETRY_AFTER_S,
+            )
+            self._commit_retry_at = time.monotonic() + COMMIT_RETRY_AFTER_S
+            return
+        self._committed = dict(offsets)
 
     def stop(self) -> None:
         self._view = None

@@ -1,0 +1,1 @@
+"""Click events -> per-page counts in one-minute event-time windows -> a results topic -> a check."""
