@@ -31,7 +31,8 @@ def run_for_clients(
         for d, future in futures:
             exc = future.exception()
             if exc is None:
-                matrix.record(scenario, d.name, Outcome.PASS, future.result() or "")
+                note = "; ".join(n for n in (d.notes.get(scenario), future.result()) if n)
+                matrix.record(scenario, d.name, Outcome.PASS, note)
             else:
                 matrix.record(
                     scenario, d.name, Outcome.FAIL, str(exc).splitlines()[0] if str(exc) else repr(exc)
@@ -54,4 +55,6 @@ def run_together(
             matrix.record(scenario, d.name, Outcome.FAIL, str(exc).splitlines()[0] if str(exc) else repr(exc))
         raise
     for d in drivers:
-        matrix.record(scenario, d.name, Outcome.PASS, note or "")
+        matrix.record(
+            scenario, d.name, Outcome.PASS, "; ".join(n for n in (d.notes.get(scenario), note) if n)
+        )

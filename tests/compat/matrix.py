@@ -22,6 +22,37 @@ SCENARIOS: list[tuple[str, str]] = [
     ("broker-restart", "broker restart mid-group: members rejoin, offsets kept"),
     ("cross-client-group", "cross-client group (range), default initial rebalance delay"),
 ]
+CHECKS = """\
+What each scenario checks (every client runs each scenario at the same time as the others, on its
+own topic and group; the broker is a `kafkito serve` process with `group.initial.rebalance.delay.ms=0`
+except where said; what the broker stored and committed is read back with raw protocol requests):
+
+- **bootstrap + metadata**: the client's metadata shows the one broker (id, host, port), the
+  topic's partitions with their leader, and the cluster id where the client exposes it.
+- **create / delete topic**: the client's admin API creates a topic of 5 partitions, lists it,
+  deletes it, and stops listing it.
+- **produce**: 60 records over 3 partitions with null, empty and binary keys and values, repeated
+  header names and explicit out-of-order timestamps, where the client can set them; every record is
+  stored byte for byte in its partition, in order, in batches of the requested codec.
+- **consume from earliest / latest**: the client reads back a known record set byte for byte
+  (offsets, keys, values, headers, timestamps); from latest, it sees exactly the records produced
+  after it reported its position.
+- **group of 3**: three members of one client share 6 partitions; records are produced while one
+  member leaves and while another joins; each member commits synchronously after processing (in
+  the client's idiom for exact commits across rebalances); every record is consumed exactly once
+  and the committed offsets end at the log end.
+- **commit + fetch**: offsets committed for a group (with metadata where the client sets it) are
+  read back by the client, by its admin API where it has one, and by a raw OffsetFetch.
+- **list / describe groups**: with one member consuming, the group is listed, and described as
+  Stable, protocol type consumer, assignor range, with the member's client id and assignment; after
+  it leaves, Empty with no members.
+- **broker restart**: every client runs a group of two; once all have consumed and committed, the
+  broker is stopped (SIGTERM) and started again on the same data; the committed offsets survive,
+  the members carry on, and every record before and after is consumed exactly once.
+- **cross-client group**: one member of each client in one group of 10 partitions with the range
+  assignor, on a broker with Kafka's default `group.initial.rebalance.delay.ms` (3000): each member
+  gets a contiguous range, every record is consumed once, also after one member leaves.
+"""
 SCENARIO_IDS = [s for s, _ in SCENARIOS]
 
 
@@ -66,6 +97,7 @@ class Matrix:
             "do not edit by hand. Each client is driven in its own idiom against a kafkito broker;",
             "`n/a` is a scenario the client cannot express, with the reason in the notes.",
         ]
+        lines += ["", CHECKS.rstrip()]
         if header_note:
             lines += ["", header_note]
         lines += [
@@ -85,7 +117,7 @@ class Matrix:
                 if cell.outcome is Outcome.FAIL:
                     text = "**FAIL**"
                 if cell.note:
-                    note = f"{n}, {sid}: {_one_line(cell.note)}"
+                    note = f"{n}: {_one_line(cell.note)}"
                     if note not in notes:
                         notes.append(note)
                     text += f" [{notes.index(note) + 1}]"

@@ -227,6 +227,7 @@ class Driver(ABC):
     codecs: tuple[str, ...] = ("none", "gzip", "snappy", "lz4", "zstd")
     style = RecordStyle()
     not_applicable: dict[str, str] = {}
+    notes: dict[str, str] = {}  # scenario id -> how the client does it, shown with a pass
 
     @property
     @abstractmethod

@@ -111,7 +111,7 @@ class ConfluentDriver(Driver):
     def version(self) -> str:
         import confluent_kafka
 
-        return f"{confluent_kafka.version()[0]} (librdkafka {confluent_kafka.libversion()[0]})"
+        return f"{confluent_kafka.__version__} (librdkafka {confluent_kafka.libversion()[0]})"
 
     def _admin(self, bootstrap: str) -> Any:
         from confluent_kafka.admin import AdminClient

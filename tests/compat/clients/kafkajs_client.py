@@ -76,6 +76,15 @@ class KafkaJSDriver(Driver):
         "produce-zstd": "KafkaJS ships gzip only; the ZSTD codec (@kafkajs/zstd) is a native add-on",
     }
 
+    notes = {
+        "commit-fetch": "committed with admin.setOffsets (no metadata), read with admin.fetchOffsets",
+        "consume-earliest": "KafkaJS has no assign(): a consumer alone in a new group, fromBeginning",
+        "consume-latest": "KafkaJS has no assign(): a consumer alone in a new group, counted as positioned "
+        "once it has fetched",
+        "cross-client-group": "KafkaJS ships no range assignor: the suite's script brings one (custom "
+        "partitionAssigners are KafkaJS's extension point)",
+    }
+
     @property
     def version(self) -> str:
         meta = json.loads((NODE_DIR / "node_modules" / "kafkajs" / "package.json").read_text())

@@ -91,6 +91,12 @@ class KcatDriver(Driver):
         "list-describe-groups": "kcat cannot list or describe consumer groups",
     }
 
+    notes = {
+        "group-rebalance": "kcat has no commit command: librdkafka auto-commits what kcat printed, and "
+        "commits on revoke and on close",
+        "broker-restart": "run with -E, so that kcat does not exit on the transport errors of the restart",
+    }
+
     @property
     def version(self) -> str:
         out = subprocess.run([kcat(), "-V"], capture_output=True, text=True, timeout=TIMEOUT_S).stdout
