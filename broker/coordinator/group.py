@@ -134,6 +134,9 @@ class Group:
     def get(self, member_id: str) -> Member:
         return self._members[member_id]
 
+    def find(self, member_id: str) -> Member | None:
+        return self._members.get(member_id)
+
     def members(self) -> list[Member]:
         return list(self._members.values())
 

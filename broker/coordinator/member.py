@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from broker.coordinator.results import JoinCallback, MemberSummary, SyncCallback
+
+if TYPE_CHECKING:
+    from broker.coordinator.delayed import DelayedHeartbeat
 
 Protocols = list[tuple[str, bytes]]
 
@@ -27,6 +31,8 @@ class Member:
     is_new: bool = False
     # Set by any sign of life; the DelayedHeartbeat completes (harmlessly) when it is.
     heartbeat_satisfied: bool = False
+    # The member's current session deadline (a DelayedHeartbeat), moved on each heartbeat.
+    heartbeat_op: DelayedHeartbeat | None = field(default=None, repr=False)
 
     @property
     def is_static(self) -> bool:

@@ -1,0 +1,339 @@
+"""Group coordinator load: pipelined Heartbeats/s, and how long N members take to form a group.
+
+Run: .venv/bin/python bench/coordinator.py [--members 1000] [--connections 100] [--seconds 5]
+                                          [--sizes 10,50,200] [--runs 3]
+
+A raw-protocol asyncio load generator against a `kafkito serve` process on 127.0.0.1 (no client
+library on the hot path; request frames are encoded once with `kafka.protocol` and reused).
+
+(a) Heartbeats: `--members` members form one group (one connection each, JoinGroup v9 +
+    SyncGroup v5, default initial delay), then `--connections` fresh connections each carry
+    members/connections of them and keep `--window` Heartbeat v4 requests in flight; every response
+    must be error 0. Reported: responses per second over `--seconds`, after a 1 s warm-up.
+(b) Formation: with group.initial.rebalance.delay.ms=0, N members (one connection each) send their
+    first JoinGroup at once and behave like consumers (MEMBER_ID_REQUIRED -> rejoin, leader assigns,
+    SyncGroup, Heartbeat every 100 ms, rejoin on REBALANCE_IN_PROGRESS). Reported: time from the first
+    JoinGroup until every member holds a SyncGroup answer of the group's final generation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import os
+import shutil
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from kafka.protocol.consumer import (
+    HeartbeatRequest,
+    JoinGroupRequest,
+    JoinGroupResponse,
+    SyncGroupRequest,
+    SyncGroupResponse,
+)
+
+GOAL_HEARTBEATS_PER_S = 150_000
+SESSION_MS = 60_000
+_SIZE = struct.Struct(">i")
+_HEARTBEAT_V4_ERROR = struct.Struct(">h")  # after correlation id (4), header tags (1), throttle (4)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"nothing listens on 127.0.0.1:{port}") from None
+            time.sleep(0.01)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def kafkito(initial_delay_ms: int) -> Iterator[tuple[int, int]]:
+    port = free_port()
+    exe = shutil.which("kafkito", path=str(Path(sys.executable).parent))
+    cmd = [exe] if exe else [sys.executable, "-m", "broker"]
+    with tempfile.TemporaryDirectory() as data:
+        proc = subprocess.Popen(
+            [*cmd, "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data,
+             "--log-level", "warning", "--set", f"group.initial.rebalance.delay.ms={initial_delay_ms}"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            wait_for_port(port)
+            yield port, proc.pid
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+def frame(request: Any, correlation_id: int) -> bytes:
+    request.with_header(correlation_id=correlation_id, client_id="bench")
+    return bytes(request.encode(header=True, framed=True))
+
+
+class Connection:
+    """One socket speaking request/response in order (used for joins and syncs, not the hot path)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self._corr = itertools.count(1)
+
+    @classmethod
+    async def open(cls, port: int) -> Connection:
+        return cls(*await asyncio.open_connection("127.0.0.1", port))
+
+    async def call(self, request: Any, response_cls: Any, version: int) -> Any:
+        self.writer.write(frame(request, next(self._corr)))
+        size = _SIZE.unpack(await self.reader.readexactly(4))[0]
+        body = await self.reader.readexactly(size)
+        return response_cls[version].decode(body, version=version, header=True)
+
+    async def join(self, group: str, member_id: str) -> Any:
+        request = JoinGroupRequest[9](
+            group_id=group, session_timeout_ms=SESSION_MS, rebalance_timeout_ms=SESSION_MS,
+            member_id=member_id, group_instance_id=None, protocol_type="consumer",
+            protocols=[("range", b"\x00\x00\x00\x00\x00\x01\x00\x01t\xff\xff\xff\xff")], reason=None,
+        )  # fmt: skip
+        return await self.call(request, JoinGroupResponse, 9)
+
+    async def sync(self, group: str, generation: int, member_id: str, assignments: list[str]) -> Any:
+        request = SyncGroupRequest[5](
+            group_id=group, generation_id=generation, member_id=member_id, group_instance_id=None,
+            protocol_type="consumer", protocol_name="range",
+            assignments=[(m, b"\x00\x00\x00\x00\x00\x00\xff\xff\xff\xff") for m in assignments],
+        )  # fmt: skip
+        return await self.call(request, SyncGroupResponse, 5)
+
+    async def heartbeat(self, group: str, generation: int, member_id: str) -> int:
+        request = HeartbeatRequest[4](
+            group_id=group, generation_id=generation, member_id=member_id, group_instance_id=None
+        )
+        self.writer.write(frame(request, next(self._corr)))
+        size = _SIZE.unpack(await self.reader.readexactly(4))[0]
+        body = await self.reader.readexactly(size)
+        return int(_HEARTBEAT_V4_ERROR.unpack_from(body, 9)[0])
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class Formation:
+    """Consumer-like members forming one group; `done` once all hold the final generation."""
+
+    def __init__(self, port: int, group: str, n: int) -> None:
+        self.port, self.group, self.n = port, group, n
+        self.synced: dict[int, int] = {}  # member index -> generation of its last good SyncGroup
+        self.latest = 0
+        self.members: dict[int, tuple[str, int]] = {}
+        self.done = asyncio.Event()
+
+    def _check(self) -> None:
+        if len(self.synced) == self.n and set(self.synced.values()) == {self.latest}:
+            self.done.set()
+
+    async def member(self, index: int, connection: Connection, start: asyncio.Event) -> None:
+        await start.wait()
+        member_id = ""
+        while not self.done.is_set():
+            joined = await connection.join(self.group, member_id)
+            if joined.error_code == 79:  # MEMBER_ID_REQUIRED
+                member_id = joined.member_id
+                continue
+            if joined.error_code != 0:
+                continue
+            member_id = joined.member_id
+            generation = joined.generation_id
+            self.latest = max(self.latest, generation)
+            assignments = [m.member_id for m in joined.members] if joined.leader == member_id else []
+            synced = await connection.sync(self.group, generation, member_id, assignments)
+            if synced.error_code != 0:
+                continue
+            self.synced[index] = generation
+            self.members[index] = (member_id, generation)
+            self._check()
+            while not self.done.is_set():
+                await asyncio.sleep(0.1)
+                if self.done.is_set():
+                    break
+                error = await connection.heartbeat(self.group, generation, member_id)
+                if error != 0:
+                    self.synced.pop(index, None)
+                    break
+
+
+async def form(port: int, group: str, n: int) -> tuple[float, dict[int, tuple[str, int]], list[Connection]]:
+    """Form a group of `n`; returns seconds from the first JoinGroup to all synced, and the members."""
+    formation = Formation(port, group, n)
+    connections = [await Connection.open(port) for _ in range(n)]
+    start = asyncio.Event()
+    tasks = [asyncio.create_task(formation.member(i, c, start)) for i, c in enumerate(connections)]
+    t0 = time.perf_counter()
+    start.set()
+    await formation.done.wait()
+    elapsed = time.perf_counter() - t0
+    await asyncio.gather(*tasks)
+    return elapsed, formation.members, connections
+
+
+class HeartbeatPipe(asyncio.Protocol):
+    """Keeps `window` Heartbeat requests in flight on one connection, cycling through its members."""
+
+    def __init__(self, frames: list[bytes], window: int) -> None:
+        self.frames = frames
+        self.window = window
+        self.next = 0
+        self.buffer = bytearray()
+        self.responses = 0
+        self.errors = 0
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        self.transport.write(b"".join(self._take(self.window)))
+
+    def _take(self, n: int) -> list[bytes]:
+        out = []
+        frames = self.frames
+        for _ in range(n):
+            out.append(frames[self.next])
+            self.next = (self.next + 1) % len(frames)
+        return out
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self.buffer
+        buffer += data
+        pos = 0
+        done = 0
+        size_of = _SIZE.unpack_from
+        error_of = _HEARTBEAT_V4_ERROR.unpack_from
+        while len(buffer) - pos >= 4:
+            size = size_of(buffer, pos)[0]
+            if len(buffer) - pos - 4 < size:
+                break
+            if error_of(buffer, pos + 13)[0] != 0:
+                self.errors += 1
+            pos += 4 + size
+            done += 1
+        del buffer[:pos]
+        if done:
+            self.responses += done
+            assert self.transport is not None
+            self.transport.write(b"".join(self._take(done)))
+
+
+async def heartbeats(
+    port: int, pid: int, members: int, connections: int, window: int, seconds: float
+) -> tuple[float, float]:
+    """Heartbeats per second, and broker CPU microseconds per heartbeat (robust to a busy machine)."""
+    _, formed, setup = await form(port, "hb", members)
+    for c in setup:
+        c.close()
+    per_connection = [list(formed.values())[i::connections] for i in range(connections)]
+    loop = asyncio.get_running_loop()
+    pipes: list[HeartbeatPipe] = []
+    for chunk in per_connection:
+        frames = [
+            frame(HeartbeatRequest[4](group_id="hb", generation_id=g, member_id=m, group_instance_id=None), 1)
+            for m, g in chunk
+        ]
+        _, pipe = await loop.create_connection(lambda f=frames: HeartbeatPipe(f, window), "127.0.0.1", port)
+        pipes.append(pipe)
+    await asyncio.sleep(1.0)  # warm-up
+    before = sum(p.responses for p in pipes)
+    cpu0 = cpu_seconds(pid)
+    t0 = time.perf_counter()
+    await asyncio.sleep(seconds)
+    count = sum(p.responses for p in pipes) - before
+    elapsed = time.perf_counter() - t0
+    cpu = cpu_seconds(pid) - cpu0
+    errors = sum(p.errors for p in pipes)
+    for p in pipes:
+        assert p.transport is not None
+        p.transport.close()
+    if errors:
+        raise RuntimeError(f"{errors} heartbeats failed")
+    return count / elapsed, cpu / count * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--members", type=int, default=1000)
+    parser.add_argument("--connections", type=int, default=100)
+    parser.add_argument("--window", type=int, default=64, help="heartbeats in flight per connection")
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--sizes", default="10,50,200")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+
+    rates, costs = [], []
+    for _ in range(args.runs):
+        with kafkito(initial_delay_ms=3000) as (port, pid):
+            rate, cost = asyncio.run(
+                heartbeats(port, pid, args.members, args.connections, args.window, args.seconds)
+            )
+            rates.append(rate)
+            costs.append(cost)
+    rate, cost = statistics.median(rates), statistics.median(costs)
+    per_core = 1e6 / cost
+    print(
+        f"(a) Heartbeat v4, {args.members} members over {args.connections} connections, window {args.window}"
+    )
+    print("| runs | median heartbeats/s | broker CPU per heartbeat (us) | per broker CPU-second | vs goal |")
+    print("|---|---|---|---|---|")
+    goal = per_core / GOAL_HEARTBEATS_PER_S
+    print(f"| {args.runs} | {rate:,.0f} | {cost:.1f} | {per_core:,.0f} | {goal:.2f}x |")
+    print()
+    print("(b) group formation with group.initial.rebalance.delay.ms=0 (first JoinGroup -> all synced)")
+    print("| members | median (ms) | min (ms) | max (ms) |")
+    print("|---|---|---|---|")
+    for n in (int(s) for s in args.sizes.split(",")):
+        times = []
+        for _ in range(args.runs):
+            with kafkito(initial_delay_ms=0) as (port, _):
+
+                async def one(port: int = port, n: int = n) -> float:
+                    elapsed, _, connections = await form(port, "formation", n)
+                    for c in connections:
+                        c.close()
+                    return elapsed
+
+                times.append(asyncio.run(one()) * 1000)
+        print(f"| {n} | {statistics.median(times):.0f} | {min(times):.0f} | {max(times):.0f} |")
+
+
+if __name__ == "__main__":
+    main()
