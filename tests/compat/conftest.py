@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -96,6 +96,20 @@ def restartable_broker(tmp_path: Path) -> Iterator[ProcessBroker]:
     broker = ProcessBroker(tmp_path / "data", props=FAST_GROUPS).start()
     yield broker
     broker.kill()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed scenario shows the end of its broker's log (group and offset events are logged there)."""
+    report: pytest.TestReport = yield
+    if report.when == "call" and report.failed:
+        for name, value in getattr(item, "funcargs", {}).items():
+            if isinstance(value, ProcessBroker) and value.log_path.exists():
+                tail = value.log_path.read_text(errors="replace").splitlines()[-80:]
+                report.sections.append((f"{name} log {value.log_path}", "\n".join(tail)))
+    return report
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -58,7 +58,7 @@ def sample_records(n: int, partitions: int, style: RecordStyle, *, seed: int = 7
         partition = i % partitions
         key: bytes | None = b"key-%d" % i
         if style.binary:
-            key += b"-" + rng.randbytes(rng.randrange(0, 6))
+            key = b"key-%d-" % i + rng.randbytes(rng.randrange(0, 6))
         if style.null_keys and i % 11 == 5:
             key = None
         elif i % 13 == 7:

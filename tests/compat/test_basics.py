@@ -117,4 +117,6 @@ def _style_note(d: Driver) -> str | None:
         gaps.append("timestamps stamped by the client")
     if not d.style.binary:
         gaps.append("text keys and values")
+    if not d.style.interleaved_headers:
+        gaps.append("headers grouped by name (one object per record)")
     return "; ".join(gaps) or None

@@ -87,7 +87,7 @@ class _Member(_AsyncConsumer):
 
         # aiokafka rebalances in a background task; the documented way to keep manual commits exact
         # is a listener that waits for the batch in hand to be processed and committed.
-        class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+        class Listener(ConsumerRebalanceListener):
             async def on_partitions_revoked(self, revoked: Any) -> None:
                 async with processing:
                     feed.note(f"revoked {sorted(tp.partition for tp in revoked)}")

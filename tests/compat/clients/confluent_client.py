@@ -50,14 +50,15 @@ class _Reader(ThreadConsumer):
             at_end: set[int] = set()
             while not self.stopping.is_set():
                 for m in consumer.consume(num_messages=100, timeout=0.1):
-                    if m.error() is None:
+                    error = m.error()
+                    if error is None:
                         self.feed.add(_got(m))
-                    elif m.error().code() == KafkaError._PARTITION_EOF:
-                        at_end.add(m.partition())  # the logical offset is resolved and fetched up to
+                    elif error.code() == KafkaError._PARTITION_EOF:
+                        at_end.add(int(m.partition() or 0))  # the logical offset is resolved, fetched up to
                         if len(at_end) == partitions:
                             self.feed.ready.set()
                     else:
-                        self.feed.fail(str(m.error()))
+                        self.feed.fail(str(error))
         finally:
             consumer.close()
 
