@@ -121,6 +121,49 @@ def _uncompressed_records(batch: bytes, header: BatchHeader) -> Iterator[Record]
         pos = end
 
 
+def key_values(batch: bytes, header: BatchHeader) -> list[tuple[bytes | None, bytes | None]]:
+    """Just (key, value) of each record of a data batch: the replay loop, which reads millions."""
+    if header.attributes & COMPRESSION_MASK:
+        return [(r.key, r.value) for r in batch_records(batch, header)]
+    out: list[tuple[bytes | None, bytes | None]] = []
+    append = out.append
+    pos = HEADER_SIZE
+    for _ in range(header.record_count):
+        # Single-byte varints (the usual case for every field here) are decoded inline.
+        b = batch[pos]
+        if b < 0x80:
+            end = pos + 1 + ((b >> 1) ^ -(b & 1))
+            pos += 2  # length, attributes
+        else:
+            length, pos = _read_varint(batch, pos)
+            end = pos + length
+            pos += 1
+        for _field in range(2):  # timestamp delta, offset delta
+            if batch[pos] < 0x80:
+                pos += 1
+            else:
+                _, pos = _read_varint(batch, pos)
+        b = batch[pos]
+        if b < 0x80:
+            n = (b >> 1) ^ -(b & 1)
+            pos += 1
+        else:
+            n, pos = _read_varint(batch, pos)
+        key = None
+        if n >= 0:
+            key = batch[pos : pos + n]
+            pos += n
+        b = batch[pos]
+        if b < 0x80:
+            n = (b >> 1) ^ -(b & 1)
+            pos += 1
+        else:
+            n, pos = _read_varint(batch, pos)
+        append((key, None if n < 0 else batch[pos : pos + n]))
+        pos = end
+    return out
+
+
 def batch_records(batch: bytes, header: BatchHeader) -> Iterator[Record]:
     """The records of one stored data batch (compressed ones through kafka.record)."""
     if header.attributes & COMPRESSION_MASK == 0:

@@ -12,14 +12,14 @@ import structlog
 from broker.coordinator.group import Group, GroupState
 from broker.coordinator.member import Member
 from broker.coordinator.results import OffsetAndMetadata, TopicPartition
-from broker.offsets.batches import batch_records, iter_batches
+from broker.offsets.batches import batch_records, iter_batches, key_values
 from broker.offsets.records import (
     GroupKey,
     GroupValue,
-    OffsetKey,
     RecordFormatError,
     decode_group_value,
     decode_key,
+    decode_offset_key,
     decode_offset_value,
 )
 
@@ -76,9 +76,9 @@ def replay(plog: PartitionLog, budget: int) -> Generator[None, None, dict[bytes,
             target = latest
             if header.is_transactional:
                 target = pending.setdefault(header.producer_id, {})
-            for record in batch_records(batch, header):
-                if record.key is not None:
-                    target[record.key] = record.value
+            for key, value in key_values(batch, header):
+                if key is not None:
+                    target[key] = value
             since_yield += header.record_count
             if since_yield >= budget:
                 since_yield = 0
@@ -107,19 +107,23 @@ def decode_state(
         if raw_value is None:
             continue
         try:
-            key = decode_key(raw_key)
-            if isinstance(key, OffsetKey):
+            offset_key = decode_offset_key(raw_key)
+            if offset_key is not None:
+                group_id, topic, partition = offset_key
                 v = decode_offset_value(raw_value)
-                state.offsets.setdefault(key.group, {})[TopicPartition(key.topic, key.partition)] = (
-                    OffsetAndMetadata(
-                        v.offset,
-                        v.metadata,
-                        v.leader_epoch,
-                        from_wall(v.commit_timestamp),
-                        None if v.expire_timestamp is None else from_wall(v.expire_timestamp),
-                    )
+                offsets = state.offsets.get(group_id)
+                if offsets is None:
+                    offsets = state.offsets[group_id] = {}
+                offsets[TopicPartition(topic, partition)] = OffsetAndMetadata(
+                    v.offset,
+                    v.metadata,
+                    v.leader_epoch,
+                    from_wall(v.commit_timestamp),
+                    None if v.expire_timestamp is None else from_wall(v.expire_timestamp),
                 )
-            elif isinstance(key, GroupKey):
+                continue
+            key = decode_key(raw_key)
+            if isinstance(key, GroupKey):
                 state.groups[key.group] = decode_group_value(raw_value)
             else:
                 state.skipped += 1

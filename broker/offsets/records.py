@@ -241,6 +241,23 @@ def _version(buf: bytes) -> int:
     return int(v)
 
 
+def decode_offset_key(buf: bytes) -> tuple[str, str, int] | None:
+    """(group, topic, partition) of a v0/v1 offset commit key, None for any other key; the replay path."""
+    if len(buf) < 10 or buf[0] != 0 or buf[1] > 1:
+        return None
+    try:
+        (n,) = _I16.unpack_from(buf, 2)
+        group_end = 4 + n
+        (m,) = _I16.unpack_from(buf, group_end)
+        topic_end = group_end + 2 + m
+        (partition,) = _I32.unpack_from(buf, topic_end)
+        if n < 0 or m < 0 or topic_end + 4 != len(buf):
+            raise RecordFormatError(f"malformed offset commit key of {len(buf)} bytes")
+        return buf[4:group_end].decode(), buf[group_end + 2 : topic_end].decode(), int(partition)
+    except (struct.error, UnicodeDecodeError) as exc:
+        raise RecordFormatError(f"malformed offset commit key: {exc}") from None
+
+
 def decode_key(buf: bytes) -> Key:
     version = _version(buf)
     if version in (0, 1):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
 
 from broker.log.batch import parse_header
-from broker.offsets.batches import batch_records, build_batch
+from broker.offsets.batches import batch_records, build_batch, key_values
 from broker.offsets.partitioner import java_abs, java_string_hash, partition_for
 from broker.offsets.records import (
     GroupKey,
@@ -22,6 +22,7 @@ from broker.offsets.records import (
     UnknownKey,
     decode_group_value,
     decode_key,
+    decode_offset_key,
     decode_offset_value,
     encode_group_key,
     encode_group_value,
@@ -347,3 +348,25 @@ def test_built_batches_parse_back(records: list[tuple[bytes, bytes | None]]) -> 
     raw = bytes(build_batch(records, 123))
     assert DefaultRecordBatch(raw).validate_crc()
     assert [(r.key, r.value) for r in batch_records(raw, parse_header(raw))] == records
+
+
+@given(names, names, st.integers(min_value=-(2**31), max_value=2**31 - 1))
+def test_fast_offset_key_reader_agrees_with_the_general_one(group: str, topic: str, partition: int) -> None:
+    raw = encode_offset_key(group, topic, partition)
+    assert decode_offset_key(raw) == (group, topic, partition)
+    assert decode_key(raw) == OffsetKey(group, topic, partition)
+    assert decode_offset_key(encode_group_key(group)) is None
+    with pytest.raises(RecordFormatError):
+        decode_offset_key(raw + b"\x00")
+
+
+@given(
+    st.lists(
+        st.tuples(st.binary(min_size=1, max_size=300), st.none() | st.binary(max_size=300)),
+        min_size=1,
+        max_size=80,
+    )
+)
+def test_key_values_reads_what_batch_records_reads(records: list[tuple[bytes, bytes | None]]) -> None:
+    raw = bytes(build_batch(records, 5))
+    assert key_values(raw, parse_header(raw)) == records
