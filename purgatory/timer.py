@@ -116,13 +116,16 @@ class _Wheel:
 class Timer:
     """Kafka's hierarchical timing wheel: levels of `wheel_size` buckets, overflow levels made lazily.
 
+    Level k has buckets of `tick_ms * wheel_size**k` ms (defaults: 1 ms, 20 ms, 400 ms, 8 s, 160 s, ...).
     Buckets (not tasks) are queued in a heap by deadline, so queue operations cost O(log buckets) and
     add/cancel cost O(levels)/O(1) however many tasks are pending. Tasks never fire before their
-    deadline (rounded up to the tick) and fire in deadline order. A task due at the time it is added
-    fires at the next `advance_clock()`, never inside `add()`.
+    deadline (rounded up to the tick) and fire in deadline order. A task due when it is added fires
+    at the next `advance_clock()`, never inside `add()`; one added by a callback while the timer
+    fires, with a deadline already reached, fires in that same pass.
 
     Drive it either by calling `advance_clock()` (a `ManualClock` does this on `advance`) or with
-    `attach_loop()`, which keeps a single `loop.call_at` armed for the earliest non-empty bucket.
+    `attach_loop()`, which keeps a single `loop.call_at` armed for the earliest non-empty bucket,
+    and none at all while nothing is pending. Exceptions from tasks are logged, not raised.
     """
 
     __slots__ = (
