@@ -18,6 +18,7 @@ from broker.fetch_wait import DelayedFetch
 from broker.log.manager import LogManager, TopicInfo
 from broker.log.partition_log import wall_clock_ms
 from broker.offsets import OffsetsConfig, OffsetsManager
+from broker.offsets.cleaning import BackgroundCleaner
 from broker.producer_ids import ProducerIdManager
 from purgatory import MonotonicClock, Purgatory, Timer
 
@@ -140,7 +141,9 @@ class Broker:
         self.offsets.load(self.coordinator, loop.call_soon)
         self.every("offsets-expiry", offsets_config.retention_check_interval_ms, self.offsets.expire)
         self.every("log-retention", self.config.log_retention_check_interval_ms, self._logs.enforce_retention)
-        self.every("log-cleaner", self.config.log_cleaner_backoff_ms, self._logs.compact)
+        # Compaction plans off the loop (seconds on a big segment), __consumer_offsets first.
+        cleaner = BackgroundCleaner(self._logs, wall_clock_ms)
+        self.every("log-cleaner", self.config.log_cleaner_backoff_ms, cleaner.kick)
         if self.config.log_flush_interval_ms is not None:
             self.every("log-flush", self.config.log_flush_interval_ms, self._logs.flush_due)
         self._server = await loop.create_server(
