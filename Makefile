@@ -7,7 +7,7 @@ PORT   ?= 9092
 DATA   ?= ./data
 PYTEST_ARGS ?=
 
-.PHONY: install install-dev install-clients run test lint bench compat pipeline clean
+.PHONY: install install-dev install-clients install-spark run test lint bench compat pipeline clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,9 @@ install: $(BIN)/python
 
 install-dev: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[dev,spark]'
+
+install-spark: $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[spark]'
 
 # Test clients that do not come from PyPI: kcat from Debian, KafkaJS from npm.
 install-clients:
@@ -37,14 +40,19 @@ compat: install-dev install-clients
 	$(BIN)/python -m pytest tests/compat $(PYTEST_ARGS)
 
 lint: install-dev
-	$(BIN)/ruff check protocol purgatory broker tests bench
-	$(BIN)/mypy protocol purgatory broker
+	$(BIN)/ruff check protocol purgatory broker tests bench kafkito_spark pipelines
+	$(BIN)/mypy protocol purgatory broker kafkito_spark pipelines
 
 bench: install-dev
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/purgatory.py
 	$(BIN)/python bench/coordinator.py
 	$(BIN)/python bench/datapath.py
+	$(BIN)/python bench/offsets.py
+
+# The clicks pipeline (generator -> Spark windowed counts -> results topic -> check) on `make run`'s broker.
+pipeline: install-spark
+	$(BIN)/python -m pipelines.clicks --bootstrap $(HOST):$(PORT)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

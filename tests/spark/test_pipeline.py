@@ -13,6 +13,7 @@ from pipelines.clicks.events import WINDOW_MS, Click, expected_counts, generate
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+
 def test_expected_counts_close_only_windows_behind_the_watermark() -> None:
     clicks = [
         Click("a", "/home", 60_000, 5),

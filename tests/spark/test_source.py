@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import pytest
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -89,10 +90,17 @@ def test_streaming_read_with_max_offsets_per_trigger_yields_every_record_once(
     assert json.loads(query.lastProgress["sources"][0]["endOffset"]) == {topic: {"0": 20, "1": 20, "2": 20}}
 
 
-def test_streaming_read_resumes_from_its_checkpoint(
+def committed(bootstrap: str, group: str) -> dict[int, int]:
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    result = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])[group].result(30)
+    return {tp.partition: tp.offset for tp in result.topic_partitions or []}
+
+
+def test_streaming_read_resumes_from_its_checkpoint_and_commits_its_progress_to_the_group(
     spark: SparkSession, bootstrap: str, new_topic: Callable[..., str], checkpoint: str
 ) -> None:
     topic = new_topic(2)
+    group = f"{topic}-pipeline"
     produce_numbered(bootstrap, topic, partitions=2, per_partition=5)
 
     def run() -> list[tuple[int, int]]:
@@ -102,6 +110,8 @@ def test_streaming_read_resumes_from_its_checkpoint(
             .option("kafka.bootstrap.servers", bootstrap)
             .option("subscribe", topic)
             .option("startingOffsets", "earliest")
+            .option("maxOffsetsPerTrigger", "4")
+            .option("kafka.group.id", group)
             .load()
             .writeStream.foreachBatch(
                 lambda df, _: seen.extend((r.partition, r.offset) for r in df.collect())
@@ -114,8 +124,13 @@ def test_streaming_read_resumes_from_its_checkpoint(
         return sorted(seen)
 
     assert run() == [(p, o) for p in range(2) for o in range(5)]
+    assert committed(bootstrap, group) == {0: 5, 1: 5}
     produce_numbered(bootstrap, topic, partitions=2, per_partition=3)  # offsets 5..7
     assert run() == [(p, o) for p in range(2) for o in range(5, 8)]
+    assert committed(bootstrap, group) == {0: 8, 1: 8}
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    description = admin.describe_consumer_groups([group])[group].result(30)
+    assert description.members == []  # progress is committed without joining the group
 
 
 def test_batch_read_between_json_starting_and_ending_offsets(
