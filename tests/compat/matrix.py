@@ -19,7 +19,7 @@ SCENARIOS: list[tuple[str, str]] = [
     ("group-rebalance", "group of 3 on 6 partitions, one leaves, one joins: each record once"),
     ("commit-fetch", "commit + fetch committed offsets"),
     ("list-describe-groups", "list / describe groups"),
-    ("broker-restart", "broker restart mid-group: members rejoin, offsets kept"),
+    ("broker-restart", "broker restart mid-group: the group carries on, offsets kept"),
     ("cross-client-group", "cross-client group (range), default initial rebalance delay"),
 ]
 CHECKS = """\
@@ -48,7 +48,8 @@ except where said; what the broker stored and committed is read back with raw pr
   it leaves, Empty with no members.
 - **broker restart**: every client runs a group of two; once all have consumed and committed, the
   broker is stopped (SIGTERM) and started again on the same data; the committed offsets survive,
-  the members carry on, and every record before and after is consumed exactly once.
+  the members carry on (rejoining if their client chooses to), the group is Stable with both, and
+  every record before and after is consumed exactly once.
 - **cross-client group**: one member of each client in one group of 10 partitions with the range
   assignor, on a broker with Kafka's default `group.initial.rebalance.delay.ms` (3000): each member
   gets a contiguous range, every record is consumed once, also after one member leaves.
