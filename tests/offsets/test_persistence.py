@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from broker.coordinator import GroupState, LeavingMember, OffsetAndMetadata, PartitionOffset, TopicPartition
+from broker.coordinator import (
+    CoordinatorConfig,
+    GroupState,
+    LeavingMember,
+    OffsetAndMetadata,
+    PartitionOffset,
+    TopicPartition,
+)
 from broker.offsets import OFFSETS_TOPIC
 from broker.offsets.records import GroupKey, GroupValue, OffsetKey, OffsetValue
 from protocol.errors import ErrorCode
@@ -225,3 +232,11 @@ def test_a_deleted_offsets_topic_partition_makes_commits_coordinator_not_availab
     o = OffsetsHarness(tmp_path)
     o.logs.delete_topic(OFFSETS_TOPIC)
     assert o.h.commit("g", {T0: 3}).result == {T0: ErrorCode.COORDINATOR_NOT_AVAILABLE}
+
+
+def test_a_reloaded_group_over_group_max_size_rebalances(tmp_path: Path) -> None:
+    o = OffsetsHarness(tmp_path)
+    o.h.stable_group(3)
+    r = o.restart(coordinator=CoordinatorConfig(group_max_size=2))
+    assert r.h.state() is GroupState.PREPARING_REBALANCE
+    assert r.h.generation() == 1
