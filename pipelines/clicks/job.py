@@ -101,6 +101,7 @@ def session(app_name: str = "clicks-per-page") -> SparkSession:
         builder = (
             builder.master("local[2]")
             .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.shuffle.partitions", "2")
             .config("spark.driver.memory", "512m")
         )

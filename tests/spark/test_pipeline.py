@@ -50,7 +50,7 @@ def test_windowed_counts_match_a_pure_python_computation(
         clicks_topic=clicks_topic,
         counts_topic=counts_topic,
         group_id=f"{clicks_topic}-job",
-        max_offsets_per_trigger=250,
+        max_offsets_per_trigger=301,
     )
     query.awaitTermination()
 
@@ -59,4 +59,4 @@ def test_windowed_counts_match_a_pure_python_computation(
     assert len(produced) == len(expected) > 30
     assert check.compare(expected, produced) == []
     assert check.check(bootstrap, clicks_topic, counts_topic) == []
-    assert [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]] == [250, 250, 101]
+    assert [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]] == [301, 300]
