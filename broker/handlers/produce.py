@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from broker.context import RequestContext
+from broker.handlers.metadata import INTERNAL_TOPICS
 from broker.log.errors import LogError
 from protocol.errors import ErrorCode
 
@@ -43,6 +44,13 @@ def handle(ctx: RequestContext, request: Any) -> Any:
         for p in t.partition_data:
             if acks not in (-1, 0, 1):
                 parts.append(_partition_response(p.index, ErrorCode.INVALID_REQUIRED_ACKS))
+                continue
+            if name in INTERNAL_TOPICS:
+                parts.append(
+                    _partition_response(
+                        p.index, ErrorCode.INVALID_TOPIC_EXCEPTION, f"cannot append to internal topic {name}"
+                    )
+                )
                 continue
             if request.transactional_id is not None:
                 parts.append(
