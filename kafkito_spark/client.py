@@ -220,10 +220,14 @@ def commit_group_offsets(
 
 
 class RecordProducer:
-    """Produces records and, on `flush`, raises the first delivery error instead of dropping it."""
+    """Produces records and, on `flush`, raises the first delivery error instead of dropping it.
+
+    The producer is idempotent unless `kafka.enable.idempotence` says otherwise: the client's own
+    retries then never duplicate or reorder a record; only a retried Spark task can.
+    """
 
     def __init__(self, client: Mapping[str, str]) -> None:
-        self._producer = Producer(dict(client))
+        self._producer = Producer({"enable.idempotence": True, **client})
         self._error: KafkaError | None = None
         self.sent = 0
 
