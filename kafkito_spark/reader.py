@@ -35,8 +35,10 @@ log = structlog.get_logger(__name__)
 COMMIT_RETRY_AFTER_S = 60.0
 
 
-def read_range(options: ReadOptions, schema: StructType, rng: OffsetRange) -> Iterator[Any]:
+def read_range(options: ReadOptions, schema: StructType, rng: OffsetRange | None) -> Iterator[Any]:
     """The records of one range as Arrow record batches of the source's schema."""
+    if rng is None:  # Spark plans one `InputPartition(None)` when a batch read has no range
+        return
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
 

@@ -154,7 +154,7 @@ def test_batch_read_between_json_starting_and_ending_offsets(
     assert got == expected
 
 
-def test_batch_read_by_assignment_and_by_pattern(
+def test_batch_read_by_assignment_by_pattern_and_of_a_missing_topic(
     spark: SparkSession, bootstrap: str, new_topic: Callable[..., str]
 ) -> None:
     a, b = new_topic(2, suffix="-pat"), new_topic(1, suffix="-pat")
@@ -166,6 +166,8 @@ def test_batch_read_by_assignment_and_by_pattern(
     pattern = spark.read.format("kafkito").option("kafka.bootstrap.servers", bootstrap)
     by_pattern = pattern.option("subscribePattern", a[: -len("-0-pat")] + r"-\d-pat").load()
     assert by_pattern.count() == 10
+    missing = spark.read.format("kafkito").option("kafka.bootstrap.servers", bootstrap)
+    assert missing.option("subscribe", f"{a}-missing").load().count() == 0
 
 
 def test_batch_write_with_topic_partition_and_header_columns(
