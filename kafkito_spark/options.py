@@ -36,6 +36,18 @@ _MANAGED_PROPERTIES = frozenset(
 
 DEFAULT_POLL_TIMEOUT_MS = 120_000
 
+# Options of Spark's Kafka source that this one does not implement: refused rather than ignored.
+_UNSUPPORTED_READ_OPTIONS = (
+    "startingTimestamp",
+    "startingOffsetsByTimestamp",
+    "endingTimestamp",
+    "endingOffsetsByTimestamp",
+    "minOffsetsPerTrigger",
+    "maxTriggerDelay",
+    "minPartitions",
+    "maxRecordsPerPartition",
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Subscription:
@@ -139,6 +151,11 @@ def parse_subscription(opts: Mapping[str, str]) -> Subscription:
 def parse_read_options(options: Mapping[str, str], streaming: bool) -> ReadOptions:
     """Check the options of `spark.read`/`spark.readStream` as Spark's Kafka source does."""
     opts = _lower_keys(options)
+    for name in _UNSUPPORTED_READ_OPTIONS:
+        if name.lower() in opts:
+            raise KafkaOptionError(
+                f"option '{name}' of Spark's Kafka source is not supported by kafkito_spark"
+            )
     client = client_properties(opts)
     subscription = parse_subscription(opts)
     starting = parse_offsets_spec(opts.get("startingoffsets"), default=LATEST if streaming else EARLIEST)

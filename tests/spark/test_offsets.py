@@ -147,6 +147,7 @@ def test_read_options_follow_sparks_kafka_source() -> None:
         ({**BOOT, "subscribe": "t", "kafka.enable.auto.commit": "true"}, True, "manages it"),
         ({**BOOT, "assign": "t:0"}, True, "assign"),
         ({**BOOT, "subscribe": "t", "includeHeaders": "yes"}, True, "true or false"),
+        ({**BOOT, "subscribe": "t", "startingTimestamp": "1700000000000"}, True, "not supported"),
     ],
 )
 def test_bad_read_options_are_refused(options: dict[str, str], streaming: bool, message: str) -> None:
