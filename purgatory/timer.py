@@ -186,8 +186,17 @@ class Timer:
 
     def add(self, task: TimerTask) -> None:
         """Hold `task` until `delay_ms` from now (moving it if it is already pending)."""
-        if task._bucket is not None:
-            task.cancel()
+        bucket = task._bucket
+        if bucket is not None:
+            if bucket.timer is self:
+                # Moving: unlink without `cancel`, which would disarm the loop if this was the last task.
+                prev = task._prev
+                nxt = task._next
+                prev._next = nxt  # type: ignore[union-attr]
+                nxt._prev = prev  # type: ignore[union-attr]
+                self._size -= 1
+            else:
+                task.cancel()
         deadline = self._now_ms() + task.delay_ms
         tick = self._tick
         if tick != 1:

@@ -129,3 +129,23 @@ def test_cancelling_everything_disarms_the_loop_handle(loop_name: str) -> None:
         assert _idle(loop, timer)
 
     _run(loop_name, main)
+
+
+@pytest.mark.parametrize("loop_name", sorted(LOOPS))
+def test_moving_the_only_pending_task_keeps_one_handle_armed(loop_name: str) -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        timer = Timer(MonotonicClock())
+        timer.attach_loop(loop)
+        task = timer.schedule(10_000, lambda: None)
+        armed = timer.armed_ms
+        handle = timer._handle
+        for _ in range(100):
+            timer.add(task)  # a heartbeat moving the member's only deadline
+        assert timer.size == 1
+        assert timer._handle is handle  # not disarmed and re-armed on every move
+        assert timer.armed_ms == armed
+        task.cancel()
+        assert _idle(loop, timer)
+
+    _run(loop_name, main)
