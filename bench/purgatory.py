@@ -241,7 +241,7 @@ class HeapqTimer(Contender):
 CONTENDERS: list[tuple[str, type[Contender], Callable[[], asyncio.AbstractEventLoop]]] = [
     ("wheel: cancel + schedule (new task)", WheelNewTask, uvloop.new_event_loop),
     ("wheel: cancel + add (same task)", WheelReAdd, uvloop.new_event_loop),
-    ("purgatory: check_and_complete + try_complete_else_watch", PurgatoryHeartbeat, uvloop.new_event_loop),
+    ("purgatory: an operation watched on one key", PurgatoryHeartbeat, uvloop.new_event_loop),
     ("uvloop: handle.cancel + call_later", CallLater, uvloop.new_event_loop),
     ("asyncio: handle.cancel + call_later", CallLater, asyncio.new_event_loop),
     ("heapq: lazy cancel + heappush", HeapqTimer, asyncio.new_event_loop),
