@@ -182,7 +182,7 @@ class WheelReAdd(WheelNewTask):
 
 
 class PurgatoryHeartbeat(Contender):
-    """What the coordinator does per heartbeat: complete the member's op by key, watch a new one."""
+    """Kafka's completeAndScheduleNextExpiration with a new op: complete the old by key, watch anew."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, delays_ms: list[int], pool_ms: list[int]) -> None:
         super().__init__(loop, delays_ms, pool_ms)
