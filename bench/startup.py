@@ -56,7 +56,8 @@ def measure(cmd_for_port: callable, runs: int) -> tuple[list[float], float]:  # 
         port = free_port()
         with tempfile.TemporaryDirectory() as data:
             t0 = time.perf_counter()
-            proc = subprocess.Popen(cmd_for_port(port, data), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            cmd = cmd_for_port(port, data)
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             try:
                 starts.append(first_metadata(port, t0))
                 if i == runs - 1:
@@ -75,7 +76,8 @@ def main() -> None:
     kafkito = shutil.which("kafkito", path=str(Path(sys.executable).parent)) or "kafkito"
 
     def kafkito_cmd(port: int, data: str) -> list[str]:
-        return [kafkito, "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data, "--log-level", "warning"]
+        return [kafkito, "serve", "--host", "127.0.0.1", "--port", str(port),
+                "--data-dir", data, "--log-level", "warning"]  # fmt: skip
 
     rows = [("kafkito serve", *measure(kafkito_cmd, args.runs))]
     try:
@@ -93,7 +95,10 @@ def main() -> None:
         print(f"tansu not measured: {exc}", file=sys.stderr)
 
     base = statistics.median(rows[0][1])
-    print(f"| broker | cold start to first Metadata, median of {args.runs} (ms) | min (ms) | idle RSS (MB) | start vs kafkito |")
+    print(
+        f"| broker | cold start to first Metadata, median of {args.runs} (ms) | min (ms) "
+        "| idle RSS (MB) | start vs kafkito |"
+    )
     print("|---|---|---|---|---|")
     for name, starts, rss in rows:
         med = statistics.median(starts)
