@@ -117,7 +117,10 @@ TOPIC_CONFIGS: dict[str, TopicConfigDef] = {
     for d in (
         TopicConfigDef("cleanup.policy", "log.cleanup.policy", _LIST, "delete", _cleanup_policy),
         TopicConfigDef(
-            "compression.type", "compression.type", _S, "producer",
+            "compression.type",
+            "compression.type",
+            _S,
+            "producer",
             _one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
         ),
         TopicConfigDef("delete.retention.ms", "log.cleaner.delete.retention.ms", _L, "86400000", _long(0)),
@@ -138,7 +141,10 @@ TOPIC_CONFIGS: dict[str, TopicConfigDef] = {
             "message.timestamp.before.max.ms", "log.message.timestamp.before.max.ms", _L, _NEVER, _long(0)
         ),
         TopicConfigDef(
-            "message.timestamp.type", "log.message.timestamp.type", _S, "CreateTime",
+            "message.timestamp.type",
+            "log.message.timestamp.type",
+            _S,
+            "CreateTime",
             _one_of("CreateTime", "LogAppendTime"),
         ),
         TopicConfigDef("min.cleanable.dirty.ratio", "log.cleaner.min.cleanable.ratio", _D, "0.5", _ratio),

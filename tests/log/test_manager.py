@@ -74,7 +74,10 @@ def test_validate_only_changes_nothing(tmp_path: Path) -> None:
 
 def test_defaults_come_from_broker_properties(tmp_path: Path) -> None:
     props = {
-        "num.partitions": 2, "log.segment.bytes": 12345, "log.retention.hours": 2, "message.max.bytes": 777
+        "num.partitions": 2,
+        "log.segment.bytes": 12345,
+        "log.retention.hours": 2,
+        "message.max.bytes": 777,
     }
     mgr = LogManager(tmp_path, props)
     info = mgr.create_topic("d")
