@@ -6,9 +6,8 @@ import struct
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from crc32c import crc32c
-
 from broker.log.errors import CorruptMessage, InvalidRecord, MessageTooLarge
+from protocol.crc import crc32c
 
 # baseOffset, batchLength, partitionLeaderEpoch, magic, crc, attributes, lastOffsetDelta,
 # baseTimestamp, maxTimestamp, producerId, producerEpoch, baseSequence, recordCount

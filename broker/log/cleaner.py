@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
-from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
 
 from broker.log.batch import (
     ATTRIBUTES_AT,
@@ -48,6 +47,8 @@ class CleanPlan:
 
 
 def _records(segment: Segment) -> Iterator[tuple[BatchHeader, bytes, list[Any]]]:
+    from kafka.record.default_records import DefaultRecordBatch  # off the start-up path
+
     for position, header in segment.batches():
         raw = segment.read(position, header.size)
         records = [] if header.is_control else list(DefaultRecordBatch(raw))
@@ -122,6 +123,8 @@ def _rebuild(header: BatchHeader, keep: list[Any]) -> bytes:
     Keeping baseOffset and lastOffsetDelta means producer state rebuilt from the log still sees the
     batch's whole sequence range, as Kafka's cleaner does.
     """
+    from kafka.record.default_records import DefaultRecordBatchBuilder  # off the start-up path
+
     builder = DefaultRecordBatchBuilder(
         magic=2,
         compression_type=header.compression,

@@ -6,8 +6,6 @@ import struct
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
-from crc32c import crc32c
-
 from broker.log.batch import (
     ATTRIBUTES_AT,
     COMPRESSION_MASK,
@@ -16,6 +14,7 @@ from broker.log.batch import (
     BatchHeader,
     iter_headers,
 )
+from protocol.crc import crc32c
 
 _CRC = struct.Struct(">I")
 _CRC_AT = 17
