@@ -131,7 +131,7 @@ class Broker:
         self._load_identity()
         loop = asyncio.get_running_loop()
         self._stopped = asyncio.Event()
-        self._logs = LogManager(self.config.data_dir, self.config.to_properties())
+        self._logs = LogManager(self.config.data_dir, self.config.explicit_properties())
         self.producer_ids = ProducerIdManager(self.config.data_dir)
         self._logs.on_append.append(self._on_append)
         self.timer.attach_loop(loop)

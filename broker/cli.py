@@ -44,16 +44,16 @@ def build_config(args: argparse.Namespace) -> Config:
         if not sep:
             raise ConfigError(f"--set expects NAME=VALUE, got {item!r}")
         config.set(name, value)
-    if args.host is not None:
-        config.host = args.host
-    if args.port is not None:
-        config.port = args.port
-    if args.data_dir is not None:
-        config.log_dirs = args.data_dir
-    if args.advertised_host is not None:
-        config.advertised_host = args.advertised_host
-    if args.advertised_port is not None:
-        config.advertised_port = args.advertised_port
+    flags = {
+        "host": args.host,
+        "port": args.port,
+        "log.dirs": args.data_dir,
+        "advertised.host": args.advertised_host,
+        "advertised.port": args.advertised_port,
+    }
+    for name, value in flags.items():
+        if value is not None:
+            config.set(name, str(value))
     return config
 
 

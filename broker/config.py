@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import types
 import typing
@@ -62,6 +63,8 @@ class Config:
     offsets_commit_timeout_ms: int = 5000
     # anything else given (kept, so a server.properties written for Kafka loads)
     extra: dict[str, str] = field(default_factory=dict)
+    # the Kafka names given explicitly (file, --set, flags): DescribeConfigs reports the others as defaults
+    explicit: builtins.set[str] = field(default_factory=builtins.set)  # (`set` is a method here)
 
     @property
     def advertised(self) -> tuple[str, int]:
@@ -87,6 +90,7 @@ class Config:
         """Set one property by its Kafka name (`group.initial.rebalance.delay.ms`) from a string."""
         name = name.strip()
         value = value.strip()
+        self.explicit.add(name)
         if name in ("listeners", "advertised.listeners"):
             host, port = _parse_listener(value)
             if name == "listeners":
@@ -95,7 +99,7 @@ class Config:
                 self.advertised_host, self.advertised_port = host, port
             return
         attr = _ALIASES.get(name, name.replace(".", "_").replace("-", "_"))
-        if attr == "extra" or attr not in _FIELD_TYPES:
+        if attr in ("extra", "explicit") or attr not in _FIELD_TYPES:
             self.extra[name] = value
             return
         setattr(self, attr, _parse(name, value, _FIELD_TYPES[attr]))
@@ -116,12 +120,18 @@ class Config:
             self.set(line[:sep], line[sep + 1 :])
 
     def to_properties(self) -> dict[str, Any]:
+        """Every property by its Kafka name, defaults included."""
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
-            if f.name != "extra":
+            if f.name not in ("extra", "explicit"):
                 out[_REVERSE_ALIASES.get(f.name, f.name.replace("_", "."))] = getattr(self, f.name)
         out.update(self.extra)
         return out
+
+    def explicit_properties(self) -> dict[str, Any]:
+        """Only the properties that were given (their effective values); the rest are Kafka's defaults."""
+        props = self.to_properties()
+        return {name: props[name] for name in self.explicit if name in props}
 
 
 _ALIASES = {"broker.id": "node_id", "node.id": "node_id", "log.dir": "log_dirs"}

@@ -46,11 +46,17 @@ def _topic_rows(ctx: RequestContext, name: str) -> list[dict[str, Any]]:
 
 def _broker_rows(ctx: RequestContext) -> list[dict[str, Any]]:
     dynamic = ctx.broker.dynamic_configs
+    explicit = ctx.broker.config.explicit
     rows = []
     for name, value in sorted(ctx.broker.config.to_properties().items()):
         if value is None:
             continue
-        source = _DYNAMIC_BROKER_CONFIG if name in dynamic else _STATIC_BROKER_CONFIG
+        if name in dynamic:
+            source = _DYNAMIC_BROKER_CONFIG
+        elif name in explicit:
+            source = _STATIC_BROKER_CONFIG
+        else:
+            source = _DEFAULT_CONFIG
         text = str(value).lower() if isinstance(value, bool) else str(value)
         rows.append(_row(name, text, source, _STRING))
     return rows

@@ -57,6 +57,7 @@ def _alter_broker(ctx: RequestContext, name: str, configs: Any, validate_only: b
         except ConfigError as exc:
             raise _Invalid(str(exc)) from exc
         ctx.broker.dynamic_configs[c.name] = c.value or ""
+    ctx.broker.logs.update_broker_config(ctx.broker.config.explicit_properties())
 
 
 def _alter(ctx: RequestContext, resource: Any, validate_only: bool) -> dict[str, Any]:

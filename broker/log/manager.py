@@ -312,6 +312,14 @@ class LogManager:
         log.info("topic.configs_altered", topic=info.name, configs=overrides)
         return altered
 
+    def update_broker_config(self, config: Mapping[str, Any]) -> None:
+        """New broker-level defaults (dynamic broker configs): every topic without an override follows."""
+        self._defaults = broker_defaults(config)
+        for info in self._topics.values():
+            new = self._log_config(info)
+            for p in range(info.partitions):
+                self._logs[(info.name, p)].update_config(new)
+
     def log_config(self, name: str) -> LogConfig:
         return self._log_config(self._require(name))
 

@@ -1,0 +1,67 @@
+"""DescribeConfigs says where a value comes from, as Kafka does: default, broker property, dynamic, topic."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from confluent_kafka.admin import (
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    ConfigSource,
+    NewTopic,
+)
+
+from broker.cli import _parser, build_config
+from tests.support.brokers import ThreadBroker
+
+
+def _describe(admin: AdminClient, resource: ConfigResource) -> dict[str, ConfigEntry]:
+    return admin.describe_configs([resource])[resource].result(timeout=10)  # type: ignore[no-any-return]
+
+
+def test_unset_properties_are_defaults_and_set_ones_static(
+    broker_factory: Callable[..., ThreadBroker],
+) -> None:
+    running = broker_factory(log_retention_ms=3_600_000)
+    admin = AdminClient({"bootstrap.servers": running.bootstrap})
+    admin.create_topics([NewTopic("sources", 1, 1, config={"cleanup.policy": "compact"})])["sources"].result(
+        10
+    )
+
+    topic = _describe(admin, ConfigResource("topic", "sources"))
+    assert topic["cleanup.policy"].source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+    assert topic["retention.ms"].source == ConfigSource.STATIC_BROKER_CONFIG.value
+    assert topic["retention.ms"].value == "3600000"
+    assert topic["segment.bytes"].source == ConfigSource.DEFAULT_CONFIG.value
+    assert topic["segment.bytes"].is_default
+
+    node = _describe(admin, ConfigResource("broker", "1"))
+    assert node["log.retention.ms"].source == ConfigSource.STATIC_BROKER_CONFIG.value
+    assert node["num.partitions"].source == ConfigSource.DEFAULT_CONFIG.value
+
+
+def test_dynamic_broker_config_reaches_topics_without_overrides(broker: ThreadBroker) -> None:
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    admin.create_topics([NewTopic("follows", 1, 1)])["follows"].result(10)
+    change = ConfigResource(
+        "broker",
+        "1",
+        incremental_configs=[
+            ConfigEntry("log.retention.ms", "120000", incremental_operation=AlterConfigOpType.SET)
+        ],
+    )
+    admin.incremental_alter_configs([change])[change].result(timeout=10)
+
+    node = _describe(admin, ConfigResource("broker", "1"))
+    assert node["log.retention.ms"].source == ConfigSource.DYNAMIC_BROKER_CONFIG.value
+    assert _describe(admin, ConfigResource("topic", "follows"))["retention.ms"].value == "120000"
+    assert broker.call(lambda: broker.broker.logs.get_log("follows", 0).config.retention_ms) == 120000  # type: ignore[union-attr]
+
+
+def test_cli_flags_count_as_given_properties() -> None:
+    args = _parser().parse_args(["serve", "--port", "0", "--data-dir", "/tmp/x", "--set", "num.partitions=3"])
+    config = build_config(args)
+    assert {"port", "log.dirs", "num.partitions"} <= config.explicit
+    assert config.port == 0 and config.num_partitions == 3
