@@ -55,6 +55,7 @@ class Broker:
         self._logs: LogManager | None = None
         self.producer_ids: ProducerIdManager
         self.offsets: OffsetsManager
+        self._cleaner: BackgroundCleaner | None = None
         self.dynamic_configs: dict[str, str] = {}  # set by IncrementalAlterConfigs, in memory only
         self.cluster_id = config.cluster_id or ""
         self._periodic: dict[str, asyncio.TimerHandle] = {}
@@ -142,8 +143,8 @@ class Broker:
         self.every("offsets-expiry", offsets_config.retention_check_interval_ms, self.offsets.expire)
         self.every("log-retention", self.config.log_retention_check_interval_ms, self._logs.enforce_retention)
         # Compaction plans off the loop (seconds on a big segment), __consumer_offsets first.
-        cleaner = BackgroundCleaner(self._logs, wall_clock_ms)
-        self.every("log-cleaner", self.config.log_cleaner_backoff_ms, cleaner.kick)
+        self._cleaner = BackgroundCleaner(self._logs, wall_clock_ms)
+        self.every("log-cleaner", self.config.log_cleaner_backoff_ms, self._cleaner.kick)
         if self.config.log_flush_interval_ms is not None:
             self.every("log-flush", self.config.log_flush_interval_ms, self._logs.flush_due)
         self._server = await loop.create_server(
@@ -170,6 +171,10 @@ class Broker:
         for handle in self._periodic.values():
             handle.cancel()
         self._periodic.clear()
+        if self._cleaner is not None:
+            self._cleaner.stop()
+        if self._logs is not None:
+            self.offsets.stop_loading()
         self.timer.close()
         if self._logs is not None:
             self._logs.close()

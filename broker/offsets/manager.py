@@ -125,6 +125,12 @@ class OffsetsManager:
         for _ in self._load_all(coordinator):
             pass
 
+    def stop_loading(self) -> None:
+        """Abandon a load in progress (the broker is stopping)."""
+        if self._loading is not None:
+            self._loading.close()
+            self._loading = None
+
     def _step(self) -> None:
         if self._loading is None or self._defer is None:
             return
