@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import struct
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-
-import kafka.protocol.admin
-import kafka.protocol.consumer
-import kafka.protocol.metadata
-import kafka.protocol.producer  # noqa: F401  (registers the message classes)
-from kafka.protocol.api_message import ApiMessage
 
 _HEADER_FIXED = struct.Struct(">hhih")
 
@@ -19,21 +15,96 @@ class MalformedRequest(Exception):
     """A frame that cannot be parsed as a request."""
 
 
-def _all_messages() -> tuple[dict[int, Any], dict[int, Any]]:
-    requests: dict[int, Any] = {}
-    responses: dict[int, Any] = {}
-    stack = list(ApiMessage.__subclasses__())
-    while stack:
-        cls = stack.pop()
-        stack.extend(cls.__subclasses__())
-        if getattr(cls, "_class_version", None) is not None or cls._json is None:
-            continue
-        (requests if cls.is_request() else responses)[cls.API_KEY] = cls
-    return requests, responses
+# api_key -> (kafka.protocol module, name stem of its `<stem>Request`/`<stem>Response` classes).
+# kafka-python builds every message class from its JSON schema when its module loads (~50 ms for all of
+# them), so a class is loaded when its API is first used, not at start-up. Importing one module runs its
+# package's __init__ (all of kafka.protocol.admin for one admin API): paid once, on that API's first request.
+MESSAGES: dict[int, tuple[str, str]] = {
+    0: ("kafka.protocol.producer.produce", "Produce"),
+    1: ("kafka.protocol.consumer.fetch", "Fetch"),
+    2: ("kafka.protocol.consumer.offsets", "ListOffsets"),
+    3: ("kafka.protocol.metadata.metadata", "Metadata"),
+    8: ("kafka.protocol.consumer.group", "OffsetCommit"),
+    9: ("kafka.protocol.consumer.group", "OffsetFetch"),
+    10: ("kafka.protocol.metadata.find_coordinator", "FindCoordinator"),
+    11: ("kafka.protocol.consumer.group", "JoinGroup"),
+    12: ("kafka.protocol.consumer.group", "Heartbeat"),
+    13: ("kafka.protocol.consumer.group", "LeaveGroup"),
+    14: ("kafka.protocol.consumer.group", "SyncGroup"),
+    15: ("kafka.protocol.admin.groups", "DescribeGroups"),
+    16: ("kafka.protocol.admin.groups", "ListGroups"),
+    17: ("kafka.protocol.sasl", "SaslHandshake"),
+    18: ("kafka.protocol.metadata.api_versions", "ApiVersions"),
+    19: ("kafka.protocol.admin.topics", "CreateTopics"),
+    20: ("kafka.protocol.admin.topics", "DeleteTopics"),
+    21: ("kafka.protocol.admin.topics", "DeleteRecords"),
+    22: ("kafka.protocol.producer.transaction", "InitProducerId"),
+    23: ("kafka.protocol.consumer.offsets", "OffsetForLeaderEpoch"),
+    24: ("kafka.protocol.producer.transaction", "AddPartitionsToTxn"),
+    25: ("kafka.protocol.producer.transaction", "AddOffsetsToTxn"),
+    26: ("kafka.protocol.producer.transaction", "EndTxn"),
+    27: ("kafka.protocol.producer.transaction", "WriteTxnMarkers"),
+    28: ("kafka.protocol.producer.transaction", "TxnOffsetCommit"),
+    29: ("kafka.protocol.admin.acl", "DescribeAcls"),
+    30: ("kafka.protocol.admin.acl", "CreateAcls"),
+    31: ("kafka.protocol.admin.acl", "DeleteAcls"),
+    32: ("kafka.protocol.admin.configs", "DescribeConfigs"),
+    33: ("kafka.protocol.admin.configs", "AlterConfigs"),
+    34: ("kafka.protocol.admin.cluster", "AlterReplicaLogDirs"),
+    35: ("kafka.protocol.admin.cluster", "DescribeLogDirs"),
+    36: ("kafka.protocol.sasl", "SaslAuthenticate"),
+    37: ("kafka.protocol.admin.topics", "CreatePartitions"),
+    42: ("kafka.protocol.admin.groups", "DeleteGroups"),
+    43: ("kafka.protocol.admin.topics", "ElectLeaders"),
+    44: ("kafka.protocol.admin.configs", "IncrementalAlterConfigs"),
+    45: ("kafka.protocol.admin.topics", "AlterPartitionReassignments"),
+    46: ("kafka.protocol.admin.topics", "ListPartitionReassignments"),
+    47: ("kafka.protocol.consumer.group", "OffsetDelete"),
+    48: ("kafka.protocol.admin.client_quotas", "DescribeClientQuotas"),
+    49: ("kafka.protocol.admin.client_quotas", "AlterClientQuotas"),
+    50: ("kafka.protocol.admin.users", "DescribeUserScramCredentials"),
+    51: ("kafka.protocol.admin.users", "AlterUserScramCredentials"),
+    55: ("kafka.protocol.admin.cluster", "DescribeQuorum"),
+    57: ("kafka.protocol.admin.cluster", "UpdateFeatures"),
+    60: ("kafka.protocol.admin.cluster", "DescribeCluster"),
+    61: ("kafka.protocol.admin.transactions", "DescribeProducers"),
+    65: ("kafka.protocol.admin.transactions", "DescribeTransactions"),
+    66: ("kafka.protocol.admin.transactions", "ListTransactions"),
+    74: ("kafka.protocol.admin.configs", "ListConfigResources"),
+    75: ("kafka.protocol.admin.topics", "DescribeTopicPartitions"),
+}
 
 
-REQUESTS, RESPONSES = _all_messages()
+class _MessageClasses(Mapping[int, Any]):
+    """api_key -> kafka-python request (or response) class, its module imported on first lookup."""
+
+    __slots__ = ("_loaded", "_suffix")
+
+    def __init__(self, suffix: str) -> None:
+        self._suffix = suffix
+        self._loaded: dict[int, Any] = {}
+
+    def __getitem__(self, api_key: int) -> Any:
+        cls = self._loaded.get(api_key)
+        if cls is None:
+            module, stem = MESSAGES[api_key]
+            cls = self._loaded[api_key] = getattr(importlib.import_module(module), stem + self._suffix)
+        return cls
+
+    def __contains__(self, api_key: object) -> bool:
+        return api_key in MESSAGES
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(MESSAGES)
+
+    def __len__(self) -> int:
+        return len(MESSAGES)
+
+
+REQUESTS: Mapping[int, Any] = _MessageClasses("Request")
+RESPONSES: Mapping[int, Any] = _MessageClasses("Response")
 _versioned: dict[tuple[int, int, bool], Any] = {}
+_flexible: dict[tuple[int, int], bool] = {}
 
 
 def request_class(api_key: int, version: int) -> Any:
@@ -55,7 +126,10 @@ def response_class(api_key: int, version: int) -> Any:
 
 
 def is_flexible(api_key: int, version: int) -> bool:
-    return bool(REQUESTS[api_key].flexible_version_q(version))
+    flexible = _flexible.get((api_key, version))
+    if flexible is None:
+        flexible = _flexible[api_key, version] = bool(REQUESTS[api_key].flexible_version_q(version))
+    return flexible
 
 
 @dataclass(slots=True)

@@ -1,0 +1,68 @@
+"""The codec's api_key -> message class table matches kafka-python, and start-up loads none of it."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+from typing import Any
+
+from protocol.codec import MESSAGES, REQUESTS, RESPONSES
+
+_PACKAGES = (
+    "kafka.protocol.admin",
+    "kafka.protocol.consumer",
+    "kafka.protocol.metadata",
+    "kafka.protocol.producer",
+    "kafka.protocol.sasl",
+)
+
+
+def _kafka_python_messages() -> tuple[dict[int, Any], dict[int, Any]]:
+    for name in _PACKAGES:
+        importlib.import_module(name)
+    from kafka.protocol.api_message import ApiMessage
+
+    requests: dict[int, Any] = {}
+    responses: dict[int, Any] = {}
+    stack = list(ApiMessage.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if getattr(cls, "_class_version", None) is not None or cls._json is None:
+            continue
+        if cls.__module__.startswith(_PACKAGES):
+            (requests if cls.is_request() else responses)[cls.API_KEY] = cls
+    return requests, responses
+
+
+def test_table_names_the_class_kafka_python_defines_for_every_api_key() -> None:
+    requests, responses = _kafka_python_messages()
+    assert dict(REQUESTS) == requests
+    assert dict(RESPONSES) == responses
+    assert set(MESSAGES) == set(requests) == set(REQUESTS)
+    assert 9999 not in REQUESTS and len(REQUESTS) == len(MESSAGES)
+
+
+def test_unknown_api_key_is_a_key_error() -> None:
+    for registry in (REQUESTS, RESPONSES):
+        try:
+            registry[9999]
+        except KeyError:
+            continue
+        raise AssertionError("an unknown api key must raise KeyError")
+
+
+def test_serve_imports_no_message_class_before_the_first_request() -> None:
+    """What `kafkito serve` imports before it listens: no kafka-python message module (they load per API)."""
+    code = (
+        "import sys\n"
+        "from broker.cli import _skip_kafka_client_import\n"
+        "_skip_kafka_client_import()\n"
+        "import broker.logs, broker.app, broker.server\n"
+        "print(sorted(m for m in sys.modules if m.startswith('kafka.protocol.')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    loaded = ast.literal_eval(out)
+    assert not [m for m in loaded if m.startswith(_PACKAGES)], loaded
