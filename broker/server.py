@@ -19,6 +19,8 @@ log = structlog.get_logger("kafkito.server")
 
 # Stop reading from a client that has this many requests queued behind a slow one.
 _MAX_QUEUED = 512
+# Replies gathered into one transport write, up to about this many bytes.
+_WRITE_BATCH_BYTES = 64 * 1024
 
 
 class KafkaConnection(asyncio.Protocol):
@@ -87,30 +89,51 @@ class KafkaConnection(asyncio.Protocol):
             self._transport.close()
 
     def _process(self) -> None:
+        # Replies to the frames of one read go out in one write: a syscall per reply cost more than
+        # a small request's whole handling. The batch is flushed early once it is big (so the
+        # transport's high-water mark still pauses us) and before a parked request or a close.
         queue = self._queue
         transport = self._transport
+        broker = self._broker
+        peer = self._peer
+        out: list[bytes] = []
+        pending = 0
         while queue and not self._busy and not self._write_paused and not self._closed:
             frame = queue.popleft()
             try:
-                reply = dispatch(self._broker, frame, self._peer)
+                reply = dispatch(broker, frame, peer)
             except CloseConnection as exc:
+                self._write(out)
                 self.abort(str(exc))
                 return
             except Exception:
+                self._write(out)
                 self._log.exception("request.failed")
                 self.abort("internal error while handling a request")
                 return
             if isinstance(reply, bytes):
-                assert transport is not None
-                transport.write(reply)
+                out.append(reply)
+                pending += len(reply)
+                if pending >= _WRITE_BATCH_BYTES:
+                    self._write(out)
+                    out = []
+                    pending = 0
             elif reply is not None:
+                self._write(out)
                 self._busy = True
                 task = self._task = asyncio.ensure_future(cast(Awaitable[Reply], reply))
                 task.add_done_callback(self._on_reply)
                 return
+        if out:
+            self._write(out)
         if self._read_paused and len(queue) < _MAX_QUEUED // 2 and transport is not None and not self._closed:
             self._read_paused = False
             transport.resume_reading()
+
+    def _write(self, replies: list[bytes]) -> None:
+        if not replies or self._closed or self._transport is None:
+            return
+        self._transport.write(replies[0] if len(replies) == 1 else b"".join(replies))
 
     def _on_reply(self, task: asyncio.Future[Reply]) -> None:
         self._busy = False
