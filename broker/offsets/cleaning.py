@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from broker.log import cleaner
 from broker.offsets.store import OFFSETS_TOPIC
 
 if TYPE_CHECKING:
@@ -59,6 +58,8 @@ class BackgroundCleaner:
         return compacted
 
     async def _compact(self, plog: PartitionLog) -> int:
+        from broker.log import cleaner  # only when compacting: keeps it off the start-up path
+
         plan = await asyncio.to_thread(cleaner.plan_compaction, plog, self._wall_ms())
         if plan is None:
             return 0
