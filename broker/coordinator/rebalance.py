@@ -246,7 +246,9 @@ class RebalanceEngine(CoordinatorBase):
         if op is not None and not op.is_completed and op.member_id == member.member_id:
             op.delay_ms = timeout_ms
             self.timer.add(op)  # moves the pending task
-            if member.has_satisfied_heartbeat:  # a parked join or sync: no deadline runs meanwhile
+            # member.has_satisfied_heartbeat, inlined (heartbeat_satisfied is False just above):
+            # a parked join or sync of a member that is not new, and no deadline runs meanwhile.
+            if not member.is_new and (member.join_callback is not None or member.sync_callback is not None):
                 op.force_complete()
             return
         key = member_key(group.group_id, member.member_id)
