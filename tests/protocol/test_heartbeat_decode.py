@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from broker.handlers import heartbeat
+from broker.handlers import HANDLERS, heartbeat
 from protocol.codec import REQUESTS, MalformedRequest, build_request
 
 VERSIONS = range(heartbeat.VERSIONS[0], heartbeat.VERSIONS[1] + 1)
@@ -163,3 +163,10 @@ def test_an_over_long_tagged_field_count_is_malformed(count: bytes) -> None:
         reference(body, 4)
     with pytest.raises(MalformedRequest):
         heartbeat.decode(body, 0, 4)
+
+
+def test_a_handler_decode_is_its_own() -> None:
+    """Dispatch takes a module's `decode` as its body reader: never a name it merely imported."""
+    for handler in HANDLERS.values():
+        decode = getattr(handler, "decode", None)
+        assert decode is None or decode.__module__ == handler.__name__, handler.__name__
