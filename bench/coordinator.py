@@ -21,9 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
-import os
 import shutil
-import socket
 import statistics
 import struct
 import subprocess
@@ -42,35 +40,12 @@ from kafka.protocol.consumer import (
     SyncGroupRequest,
     SyncGroupResponse,
 )
+from procs import cpu_seconds, free_port, wait_for_port  # bench/procs.py: scripts run with bench/ on sys.path
 
 GOAL_HEARTBEATS_PER_S = 150_000
 SESSION_MS = 60_000
 _SIZE = struct.Struct(">i")
 _HEARTBEAT_V4_ERROR = struct.Struct(">h")  # after correlation id (4), header tags (1), throttle (4)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_for_port(port: int, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"nothing listens on 127.0.0.1:{port}") from None
-            time.sleep(0.01)
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (Linux)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @contextmanager

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,26 +26,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from procs import (  # bench/procs.py (scripts run with bench/ on sys.path)
+    cpu_seconds,
+    free_port,
+    wait_for_port,
+)
+
 RECORD = 1024
 TOPIC = "bench"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_for_port(port: int, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"nothing listens on 127.0.0.1:{port}") from None
-            time.sleep(0.01)
 
 
 @dataclass(frozen=True)
@@ -55,12 +42,6 @@ class Result:
     consume_mbs: float
     produce_cpu: float  # broker CPU seconds per GiB moved
     consume_cpu: float
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (Linux)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 Command = Callable[[int, str], list[str]]

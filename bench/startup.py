@@ -22,15 +22,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from procs import free_port  # bench/procs.py (scripts run with bench/ on sys.path)
+
 # Metadata v0 request for all topics, correlation id 1, client id "bench".
 METADATA_V0 = struct.pack(">hhih", 3, 0, 1, 5) + b"bench" + struct.pack(">i", 0)
 FRAME = struct.pack(">i", len(METADATA_V0)) + METADATA_V0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def first_metadata(port: int, t0: float, timeout: float = 30.0) -> float:
