@@ -92,7 +92,13 @@ class KafkaPythonMember(Member):
             heartbeat_interval_ms=500,
         )
         settings.update(config)
-        self.consumer = KafkaConsumer(topic, **settings)
+        self.consumer = KafkaConsumer(**settings)
+        # kafka-python 3.0.12: a leader that assigns before it has the topic's metadata assigns nothing
+        # and rejoins; if a poll() times out during that rejoin the join is never applied and the member
+        # stops heartbeating. Kafka's initial rebalance delay hides it (these brokers run with 0), so
+        # the member fetches the metadata before joining, as tests/compat does.
+        self.consumer.partitions_for_topic(topic)
+        self.consumer.subscribe([topic])
         self._start()
 
     def _poll_once(self) -> None:

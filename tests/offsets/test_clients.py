@@ -46,13 +46,14 @@ def test_a_group_resumes_exactly_after_its_commits_across_a_restart(broker_proce
     produce(broker.bootstrap, "resume", 90, 3)
 
     first = KafkaConsumer(
-        "resume",
         bootstrap_servers=broker.bootstrap,
         group_id="resumers",
         enable_auto_commit=False,
         auto_offset_reset="earliest",
         max_poll_records=7,
     )
+    first.partitions_for_topic("resume")  # metadata before joining: see tests/coordinator/clients.py
+    first.subscribe(["resume"])
     seen: set[tuple[int, int]] = set()
     while len(seen) < 40:
         for records in first.poll(timeout_ms=200).values():
