@@ -149,20 +149,35 @@ def peek_key_version(frame: bytes) -> tuple[int, int, int]:
     return api_key, api_version, correlation_id
 
 
-def _read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
+def _read_tag_varint(data: bytes, pos: int) -> tuple[int, int]:
+    """An unsigned varint of a tagged-field section: at most 5 bytes and 32 bits, as Kafka reads it."""
     shift = 0
     value = 0
     while True:
         if pos >= len(data):
-            raise MalformedRequest("truncated varint in request header")
+            raise MalformedRequest("truncated varint in a tagged-field section")
         b = data[pos]
         pos += 1
         value |= (b & 0x7F) << shift
         if not b & 0x80:
+            if value > 0xFFFFFFFF:
+                raise MalformedRequest("varint over 32 bits in a tagged-field section")
             return value, pos
         shift += 7
         if shift > 28:
-            raise MalformedRequest("varint too long in request header")
+            raise MalformedRequest("varint too long in a tagged-field section")
+
+
+def skip_tagged_fields(frame: bytes, pos: int) -> int:
+    """Skip a tagged-field section whose fields we do not read, checking its bounds; returns its end."""
+    count, pos = _read_tag_varint(frame, pos)
+    for _ in range(count):
+        _tag, pos = _read_tag_varint(frame, pos)
+        size, pos = _read_tag_varint(frame, pos)
+        pos += size
+        if pos > len(frame):
+            raise MalformedRequest("tagged field runs past the end of the frame")
+    return pos
 
 
 def parse_request_header(frame: bytes, flexible: bool) -> RequestHeader:
@@ -183,13 +198,7 @@ def parse_request_header(frame: bytes, flexible: bool) -> RequestHeader:
     elif id_len != -1:
         raise MalformedRequest(f"invalid client id length {id_len}")
     if flexible:
-        count, pos = _read_uvarint(frame, pos)
-        for _ in range(count):
-            _tag, pos = _read_uvarint(frame, pos)
-            size, pos = _read_uvarint(frame, pos)
-            pos += size
-            if pos > len(frame):
-                raise MalformedRequest("tagged field runs past the end of the frame")
+        pos = skip_tagged_fields(frame, pos)
     return RequestHeader(api_key, api_version, correlation_id, client_id, pos)
 
 

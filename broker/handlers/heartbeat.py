@@ -11,7 +11,7 @@ import struct
 from typing import NamedTuple
 
 from broker.context import RequestContext
-from protocol.codec import MalformedRequest
+from protocol.codec import MalformedRequest, skip_tagged_fields
 
 API_KEY = 12
 VERSIONS = (0, 4)
@@ -86,7 +86,7 @@ def decode(frame: bytes, offset: int, version: int) -> HeartbeatRequestBody:
             instance_id = frame[pos:end].decode()
             pos = end
         if frame[pos]:  # v4 defines no tagged fields: skip the unknown ones, checking their bounds
-            _skip_tagged_fields(frame, pos)
+            skip_tagged_fields(frame, pos)
     except (IndexError, struct.error, UnicodeDecodeError) as exc:
         raise MalformedRequest(
             f"cannot decode Heartbeat v{version}: {exc.__class__.__name__}: {exc}"
@@ -137,25 +137,6 @@ def _uvarint(frame: bytes, pos: int) -> tuple[int, int]:
         if not b & 0x80:
             return value, pos
         shift += 7
-
-
-def _tag_varint(frame: bytes, pos: int) -> tuple[int, int]:
-    """An unsigned varint of the tagged-field section: at most 5 bytes and 32 bits, as Kafka reads it."""
-    value, end = _uvarint(frame, pos)
-    if end - pos > 5 or value > 0xFFFFFFFF:
-        raise MalformedRequest("Heartbeat tagged-field varint is too long")
-    return value, end
-
-
-def _skip_tagged_fields(frame: bytes, pos: int) -> int:
-    count, pos = _tag_varint(frame, pos)
-    for _ in range(count):
-        _tag, pos = _tag_varint(frame, pos)
-        size, pos = _tag_varint(frame, pos)
-        pos += size
-        if pos > len(frame):
-            raise MalformedRequest("Heartbeat tagged field runs past the end of the frame")
-    return pos
 
 
 def handle(ctx: RequestContext, request: HeartbeatRequestBody) -> bytes:
