@@ -19,9 +19,11 @@ from protocol.codec import (
     build_response,
     decode_request,
     encode_response,
+    frame_body,
     frame_response_body,
     is_flexible,
     parse_request_header,
+    response_header_v1,
 )
 from protocol.errors import ErrorCode
 
@@ -40,12 +42,11 @@ class CloseConnection(Exception):
 Reply = bytes | None
 
 
-# (api_key, api_version) -> (handler, flexible, the handler's own body decoder or None), once accepted.
-_Route = tuple[Handler, bool, Callable[[bytes, int, int], Any] | None]
+# (api_key, api_version) -> (handler, flexible request header, response header v1, the handler's own
+# body decoder or None), once accepted.
+_Route = tuple[Handler, bool, bool, Callable[[bytes, int, int], Any] | None]
 _routes: dict[tuple[int, int], _Route] = {}
 _PEEK = struct.Struct(">hhi")
-_RESPONSE_HEADER_V0 = struct.Struct(">ii")  # size, correlation_id
-_RESPONSE_HEADER_V1 = struct.Struct(">iiB")  # ... and an empty tagged-field section
 
 
 def _route(api_key: int, api_version: int) -> _Route | None:
@@ -64,6 +65,7 @@ def _route(api_key: int, api_version: int) -> _Route | None:
     route = _routes[api_key, api_version] = (
         handler,
         is_flexible(api_key, api_version),
+        response_header_v1(api_key, api_version),
         getattr(handler, "decode", None),
     )
     return route
@@ -94,7 +96,7 @@ def dispatch(broker: Broker, frame: bytes, peer_host: str) -> Reply | Awaitable[
                 api_keys=api_versions.api_keys(),
             )
             return encode_response(response, correlation_id)
-    handler, flexible, decode = route
+    handler, flexible, header_v1, decode = route
     try:
         header = parse_request_header(frame, flexible)
         if decode is None:
@@ -116,10 +118,7 @@ def dispatch(broker: Broker, frame: bytes, peer_host: str) -> Reply | Awaitable[
     if result is None:
         return None
     if isinstance(result, bytes):
-        # frame_response_body, inlined for the hot paths: ApiVersions always takes response header v0.
-        if flexible and api_key != API_VERSIONS_KEY:
-            return _RESPONSE_HEADER_V1.pack(len(result) + 5, correlation_id, 0) + result
-        return _RESPONSE_HEADER_V0.pack(len(result) + 4, correlation_id) + result
+        return frame_body(result, correlation_id, header_v1)
     if inspect.isawaitable(result):
         return _finish(result, header)
     return encode_response(result, correlation_id)

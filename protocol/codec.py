@@ -141,14 +141,6 @@ class RequestHeader:
     body_offset: int
 
 
-def peek_key_version(frame: bytes) -> tuple[int, int, int]:
-    """api_key, api_version and correlation_id from the first 8 bytes of a request frame."""
-    if len(frame) < 8:
-        raise MalformedRequest(f"request frame of {len(frame)} bytes is shorter than a header")
-    api_key, api_version, correlation_id = struct.unpack_from(">hhi", frame, 0)
-    return api_key, api_version, correlation_id
-
-
 def _read_tag_varint(data: bytes, pos: int) -> tuple[int, int]:
     """An unsigned varint of a tagged-field section: at most 5 bytes and 32 bits, as Kafka reads it."""
     shift = 0
@@ -257,16 +249,18 @@ _RESPONSE_HEADER_V0 = struct.Struct(">ii")
 _RESPONSE_HEADER_V1 = struct.Struct(">iiB")
 
 
-def frame_response_body(body: bytes, correlation_id: int, api_key: int, version: int) -> bytes:
-    """Frame an already encoded response body (a hand-written hot-path encoder) with its header.
+def response_header_v1(api_key: int, version: int) -> bool:
+    """Flexible versions take response header v1 (an empty tagged-field section), except ApiVersions."""
+    return api_key != 18 and is_flexible(api_key, version)
 
-    Flexible versions take response header v1 (an empty tagged-field section), except ApiVersions.
-    """
-    if api_key != 18 and is_flexible(api_key, version):
+
+def frame_body(body: bytes, correlation_id: int, header_v1: bool) -> bytes:
+    """Prefix an already encoded response body (a hand-written hot-path encoder) with size and header."""
+    if header_v1:
         return _RESPONSE_HEADER_V1.pack(len(body) + 5, correlation_id, 0) + body
     return _RESPONSE_HEADER_V0.pack(len(body) + 4, correlation_id) + body
 
 
-def response_has_field(api_key: int, version: int, name: str) -> bool:
-    field = RESPONSES[api_key]._struct.fields.get(name)
-    return field is not None and field.for_version_q(version)
+def frame_response_body(body: bytes, correlation_id: int, api_key: int, version: int) -> bytes:
+    """`frame_body` for a response of this API and version."""
+    return frame_body(body, correlation_id, response_header_v1(api_key, version))
