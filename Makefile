@@ -15,7 +15,7 @@ $(BIN)/python:
 
 # Editable installs are not byte-compiled by pip; compile once so every start reads cached bytecode
 # (even where PYTHONDONTWRITEBYTECODE is set): ~40 ms of `kafkito serve` start-up.
-COMPILE = $(BIN)/python -m compileall -q protocol purgatory broker
+COMPILE = $(BIN)/python -m compileall -q kafkito/*.py protocol purgatory broker
 
 install: $(BIN)/python
 	$(BIN)/pip install --quiet -e .
@@ -46,8 +46,8 @@ compat: install-dev install-clients
 	$(BIN)/python -m pytest tests/compat $(PYTEST_ARGS)
 
 lint: install-dev
-	$(BIN)/ruff check protocol purgatory broker tests bench kafkito_spark pipelines
-	$(BIN)/mypy protocol purgatory broker kafkito_spark pipelines
+	$(BIN)/ruff check kafkito/*.py protocol purgatory broker tests bench kafkito_spark pipelines
+	$(BIN)/mypy kafkito kafkito_spark pipelines
 
 bench: install-dev
 	$(BIN)/python bench/startup.py

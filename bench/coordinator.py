@@ -52,7 +52,7 @@ _HEARTBEAT_V4_ERROR = struct.Struct(">h")  # after correlation id (4), header ta
 def kafkito(initial_delay_ms: int) -> Iterator[tuple[int, int]]:
     port = free_port()
     exe = shutil.which("kafkito", path=str(Path(sys.executable).parent))
-    cmd = [exe] if exe else [sys.executable, "-m", "broker"]
+    cmd = [exe] if exe else [sys.executable, "-m", "kafkito"]
     with tempfile.TemporaryDirectory() as data:
         proc = subprocess.Popen(
             [*cmd, "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data,

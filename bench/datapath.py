@@ -160,7 +160,7 @@ def main() -> None:
         serve = ["serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data]
         serve += ["--log-level", "warning"]
         if args.profile:
-            return [sys.executable, "-m", "cProfile", "-o", args.profile, "-m", "broker", *serve]
+            return [sys.executable, "-m", "cProfile", "-o", args.profile, "-m", "kafkito", *serve]
         kafkito = shutil.which("kafkito", path=str(Path(sys.executable).parent)) or "kafkito"
         return [kafkito, *serve]
 

@@ -28,15 +28,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import structlog
 
-from broker.coordinator import CoordinatorConfig, GroupCoordinator, InMemoryGroupStore, OffsetAndMetadata
-from broker.coordinator.results import TopicPartition
-from broker.coordinator.store import GroupStore
-from broker.log import cleaner
-from broker.log.manager import LogManager
-from broker.log.partition_log import wall_clock_ms
-from broker.offsets import OFFSETS_TOPIC, OffsetsConfig, OffsetsManager
-from broker.offsets.batches import build_batch
-from broker.offsets.records import (
+from kafkito.broker.coordinator import (
+    CoordinatorConfig,
+    GroupCoordinator,
+    InMemoryGroupStore,
+    OffsetAndMetadata,
+)
+from kafkito.broker.coordinator.results import TopicPartition
+from kafkito.broker.coordinator.store import GroupStore
+from kafkito.broker.log import cleaner
+from kafkito.broker.log.manager import LogManager
+from kafkito.broker.log.partition_log import wall_clock_ms
+from kafkito.broker.offsets import OFFSETS_TOPIC, OffsetsConfig, OffsetsManager
+from kafkito.broker.offsets.batches import build_batch
+from kafkito.broker.offsets.records import (
     GroupValue,
     OffsetValue,
     encode_group_key,
@@ -44,7 +49,7 @@ from broker.offsets.records import (
     encode_offset_key,
     encode_offset_value,
 )
-from purgatory import MonotonicClock, Timer
+from kafkito.purgatory import MonotonicClock, Timer
 
 PARTITIONS_PER_GROUP = 10
 

@@ -31,7 +31,7 @@ import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from purgatory import DelayedOperation, MonotonicClock, Purgatory, Timer, TimerTask
+from kafkito.purgatory import DelayedOperation, MonotonicClock, Purgatory, Timer, TimerTask
 
 CHUNK = 1_000
 MIN_OPS_PER_RUN = 300_000  # small N are re-armed in several passes so each timing is long enough

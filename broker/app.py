@@ -12,18 +12,18 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from broker.config import Config
-from broker.coordinator import CoordinatorConfig, GroupCoordinator
-from broker.fetch_wait import DelayedFetch
-from broker.log.manager import LogManager, TopicInfo
-from broker.log.partition_log import wall_clock_ms
-from broker.offsets import OffsetsConfig, OffsetsManager
-from broker.offsets.cleaning import BackgroundCleaner
-from broker.producer_ids import ProducerIdManager
-from purgatory import MonotonicClock, Purgatory, Timer
+from kafkito.broker.config import Config
+from kafkito.broker.coordinator import CoordinatorConfig, GroupCoordinator
+from kafkito.broker.fetch_wait import DelayedFetch
+from kafkito.broker.log.manager import LogManager, TopicInfo
+from kafkito.broker.log.partition_log import wall_clock_ms
+from kafkito.broker.offsets import OffsetsConfig, OffsetsManager
+from kafkito.broker.offsets.cleaning import BackgroundCleaner
+from kafkito.broker.producer_ids import ProducerIdManager
+from kafkito.purgatory import MonotonicClock, Purgatory, Timer
 
 if TYPE_CHECKING:
-    from broker.server import KafkaConnection
+    from kafkito.broker.server import KafkaConnection
 
 log = structlog.get_logger("kafkito.broker")
 
@@ -127,7 +127,7 @@ class Broker:
 
     # lifecycle -------------------------------------------------------------------
     async def start(self) -> None:
-        from broker.server import KafkaConnection
+        from kafkito.broker.server import KafkaConnection
 
         self._load_identity()
         loop = asyncio.get_running_loop()

@@ -9,7 +9,7 @@ import sys
 import types
 from collections.abc import Sequence
 
-from broker.config import Config, ConfigError
+from kafkito.broker.config import Config, ConfigError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -81,7 +81,7 @@ def _run_serve(args: argparse.Namespace) -> int:
     gc.disable()
     try:
         _skip_kafka_client_import()
-        from broker.logs import configure_logging
+        from kafkito.broker.logs import configure_logging
 
         configure_logging(args.log_level, args.log_format)
         try:
@@ -91,8 +91,8 @@ def _run_serve(args: argparse.Namespace) -> int:
             return 2
         import asyncio
 
-        from broker.app import Broker
-        from broker.server import KafkaConnection  # noqa: F401  (Broker.start's import, done here with gc paused)
+        from kafkito.broker.app import Broker
+        from kafkito.broker.server import KafkaConnection  # noqa: F401  (Broker.start's import, done here with gc paused)
 
         try:
             import uvloop
@@ -114,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "offsets":
         from pathlib import Path
 
-        from broker.offsets.dump import dump
+        from kafkito.broker.offsets.dump import dump
 
         dump(Path(args.data_dir), sys.stdout, args.group)
         return 0

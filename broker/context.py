@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from protocol.codec import RequestHeader, build_response
+from kafkito.protocol.codec import RequestHeader, build_response
 
 if TYPE_CHECKING:
-    from broker.app import Broker
+    from kafkito.broker.app import Broker
 
 
 @dataclass(slots=True)

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from broker import logs
-from broker.context import RequestContext
-from broker.handlers import HANDLERS, api_versions
-from broker.handlers.registry import Handler
-from protocol.codec import (
+from kafkito.broker import logs
+from kafkito.broker.context import RequestContext
+from kafkito.broker.handlers import HANDLERS, api_versions
+from kafkito.broker.handlers.registry import Handler
+from kafkito.protocol.codec import (
     MalformedRequest,
     RequestHeader,
     build_response,
@@ -25,10 +25,10 @@ from protocol.codec import (
     parse_request_header,
     response_header_v1,
 )
-from protocol.errors import ErrorCode
+from kafkito.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
-    from broker.app import Broker
+    from kafkito.broker.app import Broker
 
 log = structlog.get_logger("kafkito.dispatch")
 

@@ -6,10 +6,10 @@ import asyncio
 import uuid
 from dataclasses import dataclass, field
 
-from broker.log.errors import LogError, OffsetOutOfRange
-from broker.log.manager import LogManager
-from protocol.errors import ErrorCode
-from purgatory import DelayedOperation
+from kafkito.broker.log.errors import LogError, OffsetOutOfRange
+from kafkito.broker.log.manager import LogManager
+from kafkito.protocol.errors import ErrorCode
+from kafkito.purgatory import DelayedOperation
 
 
 @dataclass(slots=True)

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, cast
 
 import structlog
 
-from broker.dispatch import CloseConnection, Reply, dispatch
-from protocol.framing import FrameDecoder, FrameError
+from kafkito.broker.dispatch import CloseConnection, Reply, dispatch
+from kafkito.protocol.framing import FrameDecoder, FrameError
 
 if TYPE_CHECKING:
-    from broker.app import Broker
+    from kafkito.broker.app import Broker
 
 log = structlog.get_logger("kafkito.server")
 

@@ -1,9 +1,9 @@
 """Clocks, a hierarchical timing wheel, delayed operations and the purgatory that watches them."""
 
-from purgatory.clock import Clock, ManualClock, MonotonicClock
-from purgatory.operation import DelayedOperation
-from purgatory.timer import Timer, TimerTask
-from purgatory.watchers import Purgatory
+from kafkito.purgatory.clock import Clock, ManualClock, MonotonicClock
+from kafkito.purgatory.operation import DelayedOperation
+from kafkito.purgatory.timer import Timer, TimerTask
+from kafkito.purgatory.watchers import Purgatory
 
 __all__ = [
     "Clock",

@@ -5,10 +5,10 @@ from __future__ import annotations
 from abc import abstractmethod
 from typing import TYPE_CHECKING, Any
 
-from purgatory.timer import TimerTask
+from kafkito.purgatory.timer import TimerTask
 
 if TYPE_CHECKING:
-    from purgatory.watchers import Purgatory
+    from kafkito.purgatory.watchers import Purgatory
 
 
 class DelayedOperation(TimerTask):

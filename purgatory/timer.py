@@ -10,7 +10,7 @@ from itertools import count
 
 import structlog
 
-from purgatory.clock import Clock, ManualClock
+from kafkito.purgatory.clock import Clock, ManualClock
 
 log = structlog.get_logger(__name__)
 

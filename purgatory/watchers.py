@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from typing import Generic, TypeVar
 
-from purgatory.operation import DelayedOperation
-from purgatory.timer import Timer
+from kafkito.purgatory.operation import DelayedOperation
+from kafkito.purgatory.timer import Timer
 
 T = TypeVar("T", bound=DelayedOperation)
 

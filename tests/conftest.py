@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from broker.config import Config
-from broker.logs import configure_logging
+from kafkito.broker.config import Config
+from kafkito.broker.logs import configure_logging
 from tests.support.brokers import ProcessBroker, ThreadBroker
 
 configure_logging("info", "console")

@@ -1,10 +1,10 @@
 """The sans-io classic group coordinator (states, members, delayed join/sync/heartbeat, offsets)."""
 
-from broker.coordinator.config import CoordinatorConfig
-from broker.coordinator.coordinator import GroupCoordinator
-from broker.coordinator.group import Group, GroupState
-from broker.coordinator.member import Member
-from broker.coordinator.results import (
+from kafkito.broker.coordinator.config import CoordinatorConfig
+from kafkito.broker.coordinator.coordinator import GroupCoordinator
+from kafkito.broker.coordinator.group import Group, GroupState
+from kafkito.broker.coordinator.member import Member
+from kafkito.broker.coordinator.results import (
     DescribedGroup,
     GroupOverview,
     GroupSummary,
@@ -19,7 +19,7 @@ from broker.coordinator.results import (
     SyncGroupResult,
     TopicPartition,
 )
-from broker.coordinator.store import GroupStore, InMemoryGroupStore
+from kafkito.broker.coordinator.store import GroupStore, InMemoryGroupStore
 
 __all__ = [
     "CoordinatorConfig",

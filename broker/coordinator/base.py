@@ -9,22 +9,22 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import structlog
 
-from broker.coordinator.config import CoordinatorConfig
-from broker.coordinator.delayed import (
+from kafkito.broker.coordinator.config import CoordinatorConfig
+from kafkito.broker.coordinator.delayed import (
     DelayedHeartbeat,
     DelayedJoin,
     DelayedSync,
 )
-from broker.coordinator.group import Group, GroupState
-from broker.coordinator.member import Member
-from broker.coordinator.offsets import OffsetCommits
-from broker.coordinator.results import (
+from kafkito.broker.coordinator.group import Group, GroupState
+from kafkito.broker.coordinator.member import Member
+from kafkito.broker.coordinator.offsets import OffsetCommits
+from kafkito.broker.coordinator.results import (
     JoinGroupResult,
     SyncGroupResult,
 )
-from broker.coordinator.store import GroupStore, InMemoryGroupStore, StoreCallback
-from protocol.errors import ErrorCode
-from purgatory import Clock, Purgatory, Timer
+from kafkito.broker.coordinator.store import GroupStore, InMemoryGroupStore, StoreCallback
+from kafkito.protocol.errors import ErrorCode
+from kafkito.purgatory import Clock, Purgatory, Timer
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -5,20 +5,20 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
-from broker.coordinator.base import entry, log
-from broker.coordinator.delayed import (
+from kafkito.broker.coordinator.base import entry, log
+from kafkito.broker.coordinator.delayed import (
     join_key,
     member_key,
 )
-from broker.coordinator.group import (
+from kafkito.broker.coordinator.group import (
     AFTER_JOIN,
     Group,
     GroupState,
     IllegalGroupStateError,
 )
-from broker.coordinator.membership import Membership
-from broker.coordinator.offsets import fetch_offsets
-from broker.coordinator.results import (
+from kafkito.broker.coordinator.membership import Membership
+from kafkito.broker.coordinator.offsets import fetch_offsets
+from kafkito.broker.coordinator.results import (
     DEAD_GROUP_SUMMARY,
     EMPTY_GROUP_SUMMARY,
     UNKNOWN_MEMBER_ID,
@@ -32,7 +32,7 @@ from broker.coordinator.results import (
     SyncGroupResult,
     TopicPartition,
 )
-from protocol.errors import ErrorCode
+from kafkito.protocol.errors import ErrorCode
 
 
 class GroupCoordinator(Membership):

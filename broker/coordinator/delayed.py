@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from purgatory import DelayedOperation
+from kafkito.purgatory import DelayedOperation
 
 if TYPE_CHECKING:
-    from broker.coordinator.group import Group
-    from broker.coordinator.rebalance import RebalanceEngine
+    from kafkito.broker.coordinator.group import Group
+    from kafkito.broker.coordinator.rebalance import RebalanceEngine
 
 
 def join_key(group_id: str) -> tuple[str, str]:

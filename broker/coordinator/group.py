@@ -6,14 +6,14 @@ import uuid
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
 
-from broker.coordinator.member import Member
-from broker.coordinator.results import (
+from kafkito.broker.coordinator.member import Member
+from kafkito.broker.coordinator.results import (
     JoinCallback,
     JoinGroupMember,
     OffsetAndMetadata,
     TopicPartition,
 )
-from broker.coordinator.subscription import subscribed_topics
+from kafkito.broker.coordinator.subscription import subscribed_topics
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
 

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from broker.coordinator.results import JoinCallback, MemberSummary, SyncCallback
+from kafkito.broker.coordinator.results import JoinCallback, MemberSummary, SyncCallback
 
 if TYPE_CHECKING:
-    from broker.coordinator.delayed import DelayedHeartbeat
+    from kafkito.broker.coordinator.delayed import DelayedHeartbeat
 
 Protocols = list[tuple[str, bytes]]
 

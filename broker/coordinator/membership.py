@@ -5,17 +5,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
-from broker.coordinator.base import entry, log
-from broker.coordinator.delayed import (
+from kafkito.broker.coordinator.base import entry, log
+from kafkito.broker.coordinator.delayed import (
     DelayedHeartbeat,
     join_key,
     member_key,
 )
-from broker.coordinator.group import Group, GroupState, IllegalGroupStateError
-from broker.coordinator.member import Member
-from broker.coordinator.offsets import group_store_error
-from broker.coordinator.rebalance import RebalanceEngine
-from broker.coordinator.results import (
+from kafkito.broker.coordinator.group import Group, GroupState, IllegalGroupStateError
+from kafkito.broker.coordinator.member import Member
+from kafkito.broker.coordinator.offsets import group_store_error
+from kafkito.broker.coordinator.rebalance import RebalanceEngine
+from kafkito.broker.coordinator.results import (
     UNKNOWN_MEMBER_ID,
     JoinCallback,
     JoinGroupResult,
@@ -25,7 +25,7 @@ from broker.coordinator.results import (
     SyncCallback,
     SyncGroupResult,
 )
-from protocol.errors import ErrorCode
+from kafkito.protocol.errors import ErrorCode
 
 
 class Membership(RebalanceEngine):

@@ -5,18 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from broker.coordinator.group import Group, GroupState
-from broker.coordinator.results import (
+from kafkito.broker.coordinator.group import Group, GroupState
+from kafkito.broker.coordinator.results import (
     NO_OFFSET,
     CommitCallback,
     OffsetAndMetadata,
     PartitionOffset,
     TopicPartition,
 )
-from protocol.errors import ErrorCode
+from kafkito.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
-    from broker.coordinator.store import GroupStore, StoreCallback
+    from kafkito.broker.coordinator.store import GroupStore, StoreCallback
 
 _NO_OFFSET_FETCHED = PartitionOffset(NO_OFFSET, "", -1, ErrorCode.NONE)
 _UNSTABLE = PartitionOffset(NO_OFFSET, "", -1, ErrorCode.UNSTABLE_OFFSET_COMMIT)

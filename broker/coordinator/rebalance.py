@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from broker.coordinator.base import CoordinatorBase, entry, log
-from broker.coordinator.delayed import (
+from kafkito.broker.coordinator.base import CoordinatorBase, entry, log
+from kafkito.broker.coordinator.delayed import (
     DelayedHeartbeat,
     DelayedJoin,
     DelayedSync,
@@ -14,14 +14,14 @@ from broker.coordinator.delayed import (
     member_key,
     sync_key,
 )
-from broker.coordinator.group import AFTER_JOIN, REBALANCING_OR_DONE, Group, GroupState
-from broker.coordinator.member import Member
-from broker.coordinator.results import (
+from kafkito.broker.coordinator.group import AFTER_JOIN, REBALANCING_OR_DONE, Group, GroupState
+from kafkito.broker.coordinator.member import Member
+from kafkito.broker.coordinator.results import (
     UNKNOWN_MEMBER_ID,
     JoinGroupResult,
     SyncGroupResult,
 )
-from protocol.errors import ErrorCode
+from kafkito.protocol.errors import ErrorCode
 
 
 class RebalanceEngine(CoordinatorBase):

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from protocol.errors import ErrorCode
+from kafkito.protocol.errors import ErrorCode
 
 NO_GENERATION = -1
 NO_LEADER = ""

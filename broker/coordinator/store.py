@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Protocol
 
-from protocol.errors import ErrorCode
+from kafkito.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
-    from broker.coordinator.group import Group
-    from broker.coordinator.results import OffsetAndMetadata, TopicPartition
+    from kafkito.broker.coordinator.group import Group
+    from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
 
 StoreCallback = Callable[[ErrorCode], None]
 

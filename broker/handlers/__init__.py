@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import cast
 
-from broker.handlers.registry import Handler
+from kafkito.broker.handlers.registry import Handler
 
 # One module per API, named after it (see DEVELOPERS.md, "Handler contract").
 _NAMES = (
@@ -38,7 +38,8 @@ _NAMES = (
 )
 
 HANDLERS: dict[int, Handler] = {
-    h.API_KEY: h for h in (cast(Handler, importlib.import_module(f"broker.handlers.{n}")) for n in _NAMES)
+    h.API_KEY: h
+    for h in (cast(Handler, importlib.import_module(f"kafkito.broker.handlers.{n}")) for n in _NAMES)
 }
 
 

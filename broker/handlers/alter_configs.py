@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from broker.context import RequestContext
-from broker.handlers.describe_configs import TOPIC
-from broker.log.errors import LogError
-from protocol.errors import ErrorCode
+from kafkito.broker.context import RequestContext
+from kafkito.broker.handlers.describe_configs import TOPIC
+from kafkito.broker.log.errors import LogError
+from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 33
 VERSIONS = (0, 2)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from broker.context import RequestContext
-from protocol.errors import ErrorCode
+from kafkito.broker.context import RequestContext
+from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 18
 VERSIONS = (0, 4)
@@ -22,7 +22,7 @@ _ADVERTISED_MIN = {0: 0}
 
 
 def api_keys() -> list[dict[str, int]]:
-    from broker.handlers import supported_versions
+    from kafkito.broker.handlers import supported_versions
 
     return [
         dict(api_key=k, min_version=_ADVERTISED_MIN.get(k, lo), max_version=hi)

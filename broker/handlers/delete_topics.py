@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from broker.context import RequestContext
-from broker.log.errors import LogError
-from protocol.errors import ErrorCode
+from kafkito.broker.context import RequestContext
+from kafkito.broker.log.errors import LogError
+from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 20
 VERSIONS = (1, 6)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from broker.context import RequestContext
-from protocol.errors import ErrorCode
+from kafkito.broker.context import RequestContext
+from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 60
 VERSIONS = (0, 1)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from broker.context import RequestContext
-from broker.fetch_response import PartitionAnswer, TopicAnswer, encode_fetch_response
-from broker.fetch_wait import DelayedFetch, FetchResult, PartitionFetch, read_partitions
-from protocol.errors import ErrorCode
+from kafkito.broker.context import RequestContext
+from kafkito.broker.fetch_response import PartitionAnswer, TopicAnswer, encode_fetch_response
+from kafkito.broker.fetch_wait import DelayedFetch, FetchResult, PartitionFetch, read_partitions
+from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 1
 VERSIONS = (4, 17)

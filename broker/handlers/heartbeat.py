@@ -10,8 +10,8 @@ from __future__ import annotations
 import struct
 from typing import NamedTuple
 
-from broker.context import RequestContext
-from protocol.codec import MalformedRequest, skip_tagged_fields
+from kafkito.broker.context import RequestContext
+from kafkito.protocol.codec import MalformedRequest, skip_tagged_fields
 
 API_KEY = 12
 VERSIONS = (0, 4)

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from broker.config import ConfigError
-from broker.context import RequestContext
-from broker.handlers.describe_configs import BROKER, TOPIC
-from broker.log.errors import LogError
-from protocol.errors import ErrorCode
+from kafkito.broker.config import ConfigError
+from kafkito.broker.context import RequestContext
+from kafkito.broker.handlers.describe_configs import BROKER, TOPIC
+from kafkito.broker.log.errors import LogError
+from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 44
 VERSIONS = (0, 1)

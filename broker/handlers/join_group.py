@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from broker.context import RequestContext
-from broker.coordinator import JoinGroupResult
-from broker.handlers.parked import Parked
+from kafkito.broker.context import RequestContext
+from kafkito.broker.coordinator import JoinGroupResult
+from kafkito.broker.handlers.parked import Parked
 
 API_KEY = 11
 VERSIONS = (0, 9)

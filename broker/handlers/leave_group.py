@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from broker.context import RequestContext
-from broker.coordinator import LeavingMember
-from protocol.errors import ErrorCode
+from kafkito.broker.context import RequestContext
+from kafkito.broker.coordinator import LeavingMember
+from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 13
 VERSIONS = (0, 5)

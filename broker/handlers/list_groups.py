@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from broker.context import RequestContext
+from kafkito.broker.context import RequestContext
 
 API_KEY = 16
 VERSIONS = (0, 5)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from broker.context import RequestContext
-from broker.log.errors import LogError
-from broker.log.manager import TopicInfo, validate_topic_name
-from protocol.errors import ErrorCode
+from kafkito.broker.context import RequestContext
+from kafkito.broker.log.errors import LogError
+from kafkito.broker.log.manager import TopicInfo, validate_topic_name
+from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 3
 VERSIONS = (0, 12)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from broker.context import RequestContext
-from broker.coordinator import TopicPartition
-from protocol.errors import ErrorCode
+from kafkito.broker.context import RequestContext
+from kafkito.broker.coordinator import TopicPartition
+from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 47
 VERSIONS = (0, 0)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from broker.context import RequestContext
-from broker.coordinator import PartitionOffset, TopicPartition
-from protocol.errors import ErrorCode
+from kafkito.broker.context import RequestContext
+from kafkito.broker.coordinator import PartitionOffset, TopicPartition
+from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 9
 VERSIONS = (1, 9)

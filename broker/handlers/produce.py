@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from broker.context import RequestContext
-from broker.handlers.metadata import INTERNAL_TOPICS
-from broker.log.errors import LogError
-from protocol.errors import ErrorCode
+from kafkito.broker.context import RequestContext
+from kafkito.broker.handlers.metadata import INTERNAL_TOPICS
+from kafkito.broker.log.errors import LogError
+from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 0
 VERSIONS = (3, 11)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import Any, Protocol
 
-from broker.context import RequestContext
+from kafkito.broker.context import RequestContext
 
 
 class Handler(Protocol):

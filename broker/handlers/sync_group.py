@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from broker.context import RequestContext
-from broker.coordinator import SyncGroupResult
-from broker.handlers.parked import Parked
-from protocol.errors import ErrorCode
+from kafkito.broker.context import RequestContext
+from kafkito.broker.coordinator import SyncGroupResult
+from kafkito.broker.handlers.parked import Parked
+from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 14
 VERSIONS = (0, 5)

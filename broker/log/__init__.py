@@ -11,10 +11,10 @@ goes in the response. `LogManager.get_log()` gives a `PartitionLog`; `append()` 
 answer ListOffsets. Periodic work: `LogManager.enforce_retention()`, `compact()`, `flush_due()`.
 """
 
-from broker.log.config import ConfigEntry, ConfigSource, ConfigType, LogConfig
-from broker.log.errors import LogError
-from broker.log.manager import LogManager, TopicInfo
-from broker.log.partition_log import AppendInfo, PartitionLog, TimestampOffset
+from kafkito.broker.log.config import ConfigEntry, ConfigSource, ConfigType, LogConfig
+from kafkito.broker.log.errors import LogError
+from kafkito.broker.log.manager import LogManager, TopicInfo
+from kafkito.broker.log.partition_log import AppendInfo, PartitionLog, TimestampOffset
 
 __all__ = [
     "AppendInfo",

@@ -6,8 +6,8 @@ import struct
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from broker.log.errors import CorruptMessage, InvalidRecord, MessageTooLarge
-from protocol.crc import crc32c
+from kafkito.broker.log.errors import CorruptMessage, InvalidRecord, MessageTooLarge
+from kafkito.protocol.crc import crc32c
 
 # baseOffset, batchLength, partitionLeaderEpoch, magic, crc, attributes, lastOffsetDelta,
 # baseTimestamp, maxTimestamp, producerId, producerEpoch, baseSequence, recordCount

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from broker.log.batch import (
+from kafkito.broker.log.batch import (
     ATTRIBUTES_AT,
     CRC_AT,
     LAST_OFFSET_DELTA_AT,
@@ -26,10 +26,10 @@ from broker.log.batch import (
     set_base_offset,
     set_partition_leader_epoch,
 )
-from broker.log.segment import Segment
+from kafkito.broker.log.segment import Segment
 
 if TYPE_CHECKING:
-    from broker.log.partition_log import PartitionLog
+    from kafkito.broker.log.partition_log import PartitionLog
 
 log = structlog.get_logger(__name__)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
-from broker.log.errors import InvalidConfig
+from kafkito.broker.log.errors import InvalidConfig
 
 LONG_MAX = 2**63 - 1
 INT_MAX = 2**31 - 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from protocol.errors import ErrorCode, KafkaError
+from kafkito.protocol.errors import ErrorCode, KafkaError
 
 
 class LogError(KafkaError):

@@ -15,15 +15,15 @@ from typing import Any
 
 import structlog
 
-from broker.log.config import ConfigEntry, LogConfig, broker_defaults, describe, validate_overrides
-from broker.log.errors import (
+from kafkito.broker.log.config import ConfigEntry, LogConfig, broker_defaults, describe, validate_overrides
+from kafkito.broker.log.errors import (
     InvalidPartitions,
     InvalidReplicationFactor,
     InvalidTopic,
     TopicAlreadyExists,
     UnknownTopicOrPartition,
 )
-from broker.log.partition_log import PartitionLog, wall_clock_ms
+from kafkito.broker.log.partition_log import PartitionLog, wall_clock_ms
 
 log = structlog.get_logger(__name__)
 
@@ -354,7 +354,7 @@ class LogManager:
 
     def compact(self, now_ms: int | None = None) -> int:
         """Compact the logs with cleanup.policy=compact whose dirty ratio is due; returns how many."""
-        from broker.log import cleaner  # only when compacting: keeps it off the start-up path
+        from kafkito.broker.log import cleaner  # only when compacting: keeps it off the start-up path
 
         now = self._time_ms() if now_ms is None else now_ms
         return sum(cleaner.compact(plog, now) is not None for plog in self.logs() if plog.config.compact)

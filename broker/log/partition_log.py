@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from broker.log.batch import (
+from kafkito.broker.log.batch import (
     HEADER_SIZE,
     BatchHeader,
     parse_header,
@@ -21,19 +21,19 @@ from broker.log.batch import (
     set_partition_leader_epoch,
     split_batches,
 )
-from broker.log.config import LogConfig
-from broker.log.errors import (
+from kafkito.broker.log.config import LogConfig
+from kafkito.broker.log.errors import (
     InvalidRecord,
     InvalidTimestamp,
     OffsetOutOfRange,
     RecordListTooLarge,
     UnknownTopicOrPartition,
 )
-from broker.log.producer_state import ProducerStateManager
-from broker.log.segment import SUFFIX, ScanError, Segment
+from kafkito.broker.log.producer_state import ProducerStateManager
+from kafkito.broker.log.segment import SUFFIX, ScanError, Segment
 
 if TYPE_CHECKING:
-    from broker.log.cleaner import CleanPlan
+    from kafkito.broker.log.cleaner import CleanPlan
 
 log = structlog.get_logger(__name__)
 

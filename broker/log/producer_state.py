@@ -6,8 +6,8 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from broker.log.batch import INT32_MAX, NO_SEQUENCE, BatchHeader
-from broker.log.errors import InvalidProducerEpoch, OutOfOrderSequence
+from kafkito.broker.log.batch import INT32_MAX, NO_SEQUENCE, BatchHeader
+from kafkito.broker.log.errors import InvalidProducerEpoch, OutOfOrderSequence
 
 NUM_BATCHES_TO_RETAIN = 5  # Kafka keeps the metadata of the last 5 batches per producer
 NO_PRODUCER_EPOCH = -1

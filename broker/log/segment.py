@@ -7,8 +7,15 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from broker.log.batch import HEADER_SIZE, MIN_BATCH_LENGTH, BatchHeader, batch_crc, iter_headers, parse_header
-from broker.log.errors import KafkaStorageError
+from kafkito.broker.log.batch import (
+    HEADER_SIZE,
+    MIN_BATCH_LENGTH,
+    BatchHeader,
+    batch_crc,
+    iter_headers,
+    parse_header,
+)
+from kafkito.broker.log.errors import KafkaStorageError
 
 SUFFIX = ".log"
 _SCAN_BLOCK = 64 * 1024

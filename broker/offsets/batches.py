@@ -6,7 +6,7 @@ import struct
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
-from broker.log.batch import (
+from kafkito.broker.log.batch import (
     ATTRIBUTES_AT,
     COMPRESSION_MASK,
     HEADER,
@@ -14,7 +14,7 @@ from broker.log.batch import (
     BatchHeader,
     iter_headers,
 )
-from protocol.crc import crc32c
+from kafkito.protocol.crc import crc32c
 
 _CRC = struct.Struct(">I")
 _CRC_AT = 17

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from broker.offsets.store import OFFSETS_TOPIC
+from kafkito.broker.offsets.store import OFFSETS_TOPIC
 
 if TYPE_CHECKING:
-    from broker.log.manager import LogManager
-    from broker.log.partition_log import PartitionLog
+    from kafkito.broker.log.manager import LogManager
+    from kafkito.broker.log.partition_log import PartitionLog
 
 log = structlog.get_logger("kafkito.cleaner")
 
@@ -58,7 +58,7 @@ class BackgroundCleaner:
         return compacted
 
     async def _compact(self, plog: PartitionLog) -> int:
-        from broker.log import cleaner  # only when compacting: keeps it off the start-up path
+        from kafkito.broker.log import cleaner  # only when compacting: keeps it off the start-up path
 
         plan = await asyncio.to_thread(cleaner.plan_compaction, plog, self._wall_ms())
         if plan is None:

@@ -9,11 +9,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from broker.coordinator.subscription import subscribed_topics
-from broker.log.batch import HEADER_SIZE, parse_header
-from broker.offsets.batches import batch_records
-from broker.offsets.partitioner import partition_for
-from broker.offsets.records import (
+from kafkito.broker.coordinator.subscription import subscribed_topics
+from kafkito.broker.log.batch import HEADER_SIZE, parse_header
+from kafkito.broker.offsets.batches import batch_records
+from kafkito.broker.offsets.partitioner import partition_for
+from kafkito.broker.offsets.records import (
     GroupKey,
     OffsetKey,
     RecordFormatError,
@@ -21,7 +21,7 @@ from broker.offsets.records import (
     decode_key,
     decode_offset_value,
 )
-from broker.offsets.store import OFFSETS_TOPIC
+from kafkito.broker.offsets.store import OFFSETS_TOPIC
 
 _PARTITION_DIR = re.compile(rf"^{OFFSETS_TOPIC}-(\d+)$")
 _READ = 1 << 20

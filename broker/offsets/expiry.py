@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from broker.coordinator.group import CONSUMER_PROTOCOL_TYPE, Group, GroupState
-from broker.coordinator.results import OffsetAndMetadata, TopicPartition
+from kafkito.broker.coordinator.group import CONSUMER_PROTOCOL_TYPE, Group, GroupState
+from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
 
 
 def expired_offsets(group: Group, now_ms: int, retention_ms: int) -> list[TopicPartition]:

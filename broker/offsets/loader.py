@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from broker.coordinator.group import Group, GroupState
-from broker.coordinator.member import Member
-from broker.coordinator.results import OffsetAndMetadata, TopicPartition
-from broker.offsets.batches import batch_records, iter_batches, key_values
-from broker.offsets.records import (
+from kafkito.broker.coordinator.group import Group, GroupState
+from kafkito.broker.coordinator.member import Member
+from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
+from kafkito.broker.offsets.batches import batch_records, iter_batches, key_values
+from kafkito.broker.offsets.records import (
     GroupKey,
     GroupValue,
     RecordFormatError,
@@ -24,9 +24,9 @@ from broker.offsets.records import (
 )
 
 if TYPE_CHECKING:
-    from broker.log.batch import BatchHeader
-    from broker.log.partition_log import PartitionLog
-    from broker.offsets.store import TimeBase
+    from kafkito.broker.log.batch import BatchHeader
+    from kafkito.broker.log.partition_log import PartitionLog
+    from kafkito.broker.offsets.store import TimeBase
 
 log = structlog.get_logger("kafkito.offsets")
 

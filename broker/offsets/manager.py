@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from broker.offsets.expiry import expired_offsets
-from broker.offsets.loader import build_groups, decode_state, replay
-from broker.offsets.store import OFFSETS_TOPIC, LogGroupStore, TimeBase
-from purgatory import Clock
+from kafkito.broker.offsets.expiry import expired_offsets
+from kafkito.broker.offsets.loader import build_groups, decode_state, replay
+from kafkito.broker.offsets.store import OFFSETS_TOPIC, LogGroupStore, TimeBase
+from kafkito.purgatory import Clock
 
 if TYPE_CHECKING:
-    from broker.coordinator.coordinator import GroupCoordinator
-    from broker.log.manager import LogManager
+    from kafkito.broker.coordinator.coordinator import GroupCoordinator
+    from kafkito.broker.log.manager import LogManager
 
 log = structlog.get_logger("kafkito.offsets")
 

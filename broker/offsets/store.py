@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from broker.log.errors import LogError
-from broker.offsets.batches import build_batch
-from broker.offsets.partitioner import partition_for
-from broker.offsets.records import (
+from kafkito.broker.log.errors import LogError
+from kafkito.broker.offsets.batches import build_batch
+from kafkito.broker.offsets.partitioner import partition_for
+from kafkito.broker.offsets.records import (
     GroupValue,
     MemberValue,
     OffsetValue,
@@ -20,14 +20,14 @@ from broker.offsets.records import (
     encode_offset_key,
     encode_offset_value,
 )
-from protocol.errors import ErrorCode
-from purgatory import Clock
+from kafkito.protocol.errors import ErrorCode
+from kafkito.purgatory import Clock
 
 if TYPE_CHECKING:
-    from broker.coordinator.group import Group
-    from broker.coordinator.results import OffsetAndMetadata, TopicPartition
-    from broker.coordinator.store import StoreCallback
-    from broker.log.manager import LogManager
+    from kafkito.broker.coordinator.group import Group
+    from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
+    from kafkito.broker.coordinator.store import StoreCallback
+    from kafkito.broker.log.manager import LogManager
 
 log = structlog.get_logger("kafkito.offsets")
 

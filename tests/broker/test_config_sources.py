@@ -13,7 +13,7 @@ from confluent_kafka.admin import (
     NewTopic,
 )
 
-from broker.cli import _parser, build_config
+from kafkito.broker.cli import _parser, build_config
 from tests.support.brokers import ThreadBroker
 
 

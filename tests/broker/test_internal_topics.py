@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kafka.record.memory_records import MemoryRecordsBuilder
 
-from protocol.errors import ErrorCode
+from kafkito.protocol.errors import ErrorCode
 from tests.support.brokers import ThreadBroker
 from tests.support.wire import WireClient
 

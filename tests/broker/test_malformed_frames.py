@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from broker.dispatch import CloseConnection, dispatch
-from broker.handlers import supported_versions
-from protocol.codec import REQUESTS, RESPONSES
-from protocol.errors import ErrorCode
+from kafkito.broker.dispatch import CloseConnection, dispatch
+from kafkito.broker.handlers import supported_versions
+from kafkito.protocol.codec import REQUESTS, RESPONSES
+from kafkito.protocol.errors import ErrorCode
 from tests.conftest import make_config
 from tests.protocol.strategies import request_of
 from tests.support.brokers import ThreadBroker

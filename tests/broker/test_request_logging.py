@@ -16,7 +16,7 @@ def _serve(tmp_path: Path, level: str) -> tuple[subprocess.Popen[bytes], int, Pa
     log_path = tmp_path / f"{level}.log"
     with open(log_path, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "broker", "serve", "--port", str(port),
+            [sys.executable, "-m", "kafkito", "serve", "--port", str(port),
              "--data-dir", str(tmp_path / level), "--log-level", level, "--log-format", "json"],
             stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from broker.coordinator import (
+from kafkito.broker.coordinator import (
     CoordinatorConfig,
     GroupCoordinator,
     GroupState,
@@ -19,8 +19,8 @@ from broker.coordinator import (
     SyncGroupResult,
     TopicPartition,
 )
-from protocol.errors import ErrorCode
-from purgatory import ManualClock, Timer
+from kafkito.protocol.errors import ErrorCode
+from kafkito.purgatory import ManualClock, Timer
 
 T = TypeVar("T")
 

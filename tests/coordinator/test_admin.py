@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from broker.coordinator import GroupState, LeavingMember, TopicPartition
-from protocol.errors import ErrorCode
+from kafkito.broker.coordinator import GroupState, LeavingMember, TopicPartition
+from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import Harness, subscription
 
 T0 = TopicPartition("t", 0)

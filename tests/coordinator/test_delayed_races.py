@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from broker.coordinator import CoordinatorConfig, GroupState, JoinGroupResult, SyncGroupResult
-from protocol.errors import ErrorCode
+from kafkito.broker.coordinator import CoordinatorConfig, GroupState, JoinGroupResult, SyncGroupResult
+from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import SESSION_MS, Harness, Reply
 
 NO_DELAY = CoordinatorConfig(group_initial_rebalance_delay_ms=0)

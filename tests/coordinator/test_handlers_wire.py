@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from protocol.errors import ErrorCode
+from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import subscription
 from tests.support.brokers import ThreadBroker
 from tests.support.wire import WireClient

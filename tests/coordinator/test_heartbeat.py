@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from broker.coordinator import GroupState
-from protocol.errors import ErrorCode
+from kafkito.broker.coordinator import GroupState
+from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import SESSION_MS, Harness
 
 
@@ -107,7 +107,7 @@ def test_removed_parked_member_of_a_rebalancing_group_lets_the_join_complete() -
 def test_commit_resets_the_session_deadline_in_stable() -> None:
     h = Harness()
     leader, follower = h.stable_group(2)
-    from broker.coordinator import TopicPartition
+    from kafkito.broker.coordinator import TopicPartition
 
     for _ in range(3):
         h.advance(SESSION_MS - 1)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from protocol.codec import RESPONSES, build_request
-from protocol.errors import ErrorCode
+from kafkito.protocol.codec import RESPONSES, build_request
+from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.test_handlers_wire import HEARTBEAT, SYNC, join_until_member
 from tests.support.brokers import ThreadBroker
 from tests.support.wire import WireClient

@@ -6,8 +6,8 @@ import uuid
 
 import pytest
 
-from broker.coordinator import CoordinatorConfig, GroupState, LeavingMember
-from protocol.errors import ErrorCode
+from kafkito.broker.coordinator import CoordinatorConfig, GroupState, LeavingMember
+from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import SESSION_MS, Harness, subscription
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from broker.coordinator import (
+from kafkito.broker.coordinator import (
     CoordinatorConfig,
     Group,
     GroupState,
@@ -10,7 +10,7 @@ from broker.coordinator import (
     Member,
     TopicPartition,
 )
-from protocol.errors import ErrorCode
+from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import SESSION_MS, Harness, subscription
 
 T0 = TopicPartition("t", 0)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from broker.coordinator import GroupState, InMemoryGroupStore, OffsetAndMetadata, TopicPartition
-from protocol.errors import ErrorCode
+from kafkito.broker.coordinator import GroupState, InMemoryGroupStore, OffsetAndMetadata, TopicPartition
+from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import Harness
 
 T0 = TopicPartition("t", 0)

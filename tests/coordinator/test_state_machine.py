@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from broker.coordinator import (
+from kafkito.broker.coordinator import (
     CoordinatorConfig,
     GroupCoordinator,
     GroupState,
@@ -20,8 +20,8 @@ from broker.coordinator import (
     SyncGroupResult,
     TopicPartition,
 )
-from protocol.errors import ErrorCode
-from purgatory import ManualClock, Timer
+from kafkito.protocol.errors import ErrorCode
+from kafkito.purgatory import ManualClock, Timer
 
 GROUP = "g"
 SESSION_MS = 10_000

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from broker.coordinator import CoordinatorConfig, GroupState, InMemoryGroupStore
-from protocol.errors import ErrorCode
+from kafkito.broker.coordinator import CoordinatorConfig, GroupState, InMemoryGroupStore
+from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import SESSION_MS, Harness
 
 NO_DELAY = CoordinatorConfig(group_initial_rebalance_delay_ms=0)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from broker.log.batch import HEADER_SIZE, MIN_BATCH_LENGTH, batch_crc, parse_header
+from kafkito.broker.log.batch import HEADER_SIZE, MIN_BATCH_LENGTH, batch_crc, parse_header
 from tests.support.brokers import ProcessBroker
 from tests.support.wire import WireClient
 

@@ -7,9 +7,9 @@ import uuid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from broker.fetch_response import PartitionAnswer, TopicAnswer, encode_fetch_response
-from broker.handlers import fetch
-from protocol.codec import build_response, encode_response, frame_response_body
+from kafkito.broker.fetch_response import PartitionAnswer, TopicAnswer, encode_fetch_response
+from kafkito.broker.handlers import fetch
+from kafkito.protocol.codec import build_response, encode_response, frame_response_body
 
 offsets = st.integers(-1, 2**63 - 1)
 partitions = st.builds(

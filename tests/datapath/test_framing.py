@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.framing import FrameDecoder, FrameError
+from kafkito.protocol.framing import FrameDecoder, FrameError
 
 MAX = 1 << 20
 

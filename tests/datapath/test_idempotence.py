@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-from protocol.errors import ErrorCode
+from kafkito.protocol.errors import ErrorCode
 from tests.support.brokers import ThreadBroker
 from tests.support.wire import WireClient
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from kafka.record.default_records import DefaultRecordBatchBuilder
 from kafka.record.memory_records import MemoryRecords
 
-from broker.log.config import LogConfig
-from broker.log.partition_log import PartitionLog
+from kafkito.broker.log.config import LogConfig
+from kafkito.broker.log.partition_log import PartitionLog
 
 NONE, GZIP, SNAPPY, LZ4, ZSTD = 0, 1, 2, 3, 4
 CODECS = (NONE, GZIP, SNAPPY, LZ4, ZSTD)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from kafka.record.default_records import DefaultRecordBatch
 
-from broker.log.batch import (
+from kafkito.broker.log.batch import (
     HEADER_SIZE,
     iter_headers,
     parse_header,
@@ -13,7 +13,7 @@ from broker.log.batch import (
     set_log_append_time,
     split_batches,
 )
-from broker.log.errors import CorruptMessage
+from kafkito.broker.log.errors import CorruptMessage
 
 from .helpers import LZ4, batch, records
 

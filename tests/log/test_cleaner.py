@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from broker.log.cleaner import compact, plan_compaction
-from broker.log.errors import InvalidRecord
-from broker.log.partition_log import PartitionLog
+from kafkito.broker.log.cleaner import compact, plan_compaction
+from kafkito.broker.log.errors import InvalidRecord
+from kafkito.broker.log.partition_log import PartitionLog
 
 from .helpers import GZIP, ZSTD, Rec, batch, config, read_all
 

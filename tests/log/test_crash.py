@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from broker.log.config import LogConfig
-from broker.log.partition_log import PartitionLog
+from kafkito.broker.log.config import LogConfig
+from kafkito.broker.log.partition_log import PartitionLog
 
 from .helpers import decode
 
@@ -24,8 +24,8 @@ CHILD = textwrap.dedent(
     """
     import sys
     from kafka.record.default_records import DefaultRecordBatchBuilder
-    from broker.log.config import LogConfig
-    from broker.log.partition_log import PartitionLog
+    from kafkito.broker.log.config import LogConfig
+    from kafkito.broker.log.partition_log import PartitionLog
 
     plog = PartitionLog(sys.argv[1], LogConfig(segment_bytes=int(sys.argv[2])))
     i = seq = 0

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from broker.log.errors import InvalidProducerEpoch, OutOfOrderSequence
-from broker.log.partition_log import PartitionLog
+from kafkito.broker.log.errors import InvalidProducerEpoch, OutOfOrderSequence
+from kafkito.broker.log.partition_log import PartitionLog
 
 from .helpers import GZIP, batch, config, records
 

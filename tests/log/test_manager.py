@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from broker.log.config import ConfigSource, LogConfig
-from broker.log.errors import (
+from kafkito.broker.log.config import ConfigSource, LogConfig
+from kafkito.broker.log.errors import (
     InvalidConfig,
     InvalidPartitions,
     InvalidReplicationFactor,
@@ -16,7 +16,7 @@ from broker.log.errors import (
     TopicAlreadyExists,
     UnknownTopicOrPartition,
 )
-from broker.log.manager import LogManager
+from kafkito.broker.log.manager import LogManager
 
 from .helpers import Rec, batch, read_all, records
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from broker.log.errors import (
+from kafkito.broker.log.errors import (
     CorruptMessage,
     InvalidRecord,
     InvalidTimestamp,
@@ -16,7 +16,7 @@ from broker.log.errors import (
     RecordListTooLarge,
     UnknownTopicOrPartition,
 )
-from broker.log.partition_log import PartitionLog, TimestampOffset
+from kafkito.broker.log.partition_log import PartitionLog, TimestampOffset
 
 from .helpers import CODECS, GZIP, LZ4, Rec, batch, config, decode, read_all, records
 

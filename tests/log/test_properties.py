@@ -8,9 +8,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from broker.log.batch import iter_headers
-from broker.log.config import LogConfig
-from broker.log.partition_log import PartitionLog
+from kafkito.broker.log.batch import iter_headers
+from kafkito.broker.log.config import LogConfig
+from kafkito.broker.log.partition_log import PartitionLog
 
 from .helpers import CODECS, Rec, batch, decode
 

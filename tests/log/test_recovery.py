@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from broker.log.partition_log import PartitionLog
+from kafkito.broker.log.partition_log import PartitionLog
 
 from .helpers import GZIP, batch, config, decode, read_all, records
 

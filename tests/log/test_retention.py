@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from broker.log.errors import OffsetOutOfRange
-from broker.log.partition_log import PartitionLog
+from kafkito.broker.log.errors import OffsetOutOfRange
+from kafkito.broker.log.partition_log import PartitionLog
 
 from .helpers import Rec, batch, config, read_all, records
 

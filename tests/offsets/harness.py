@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from broker.coordinator import CoordinatorConfig, GroupCoordinator
-from broker.log.manager import LogManager
-from broker.offsets import OFFSETS_TOPIC, OffsetsConfig, OffsetsManager
-from broker.offsets.batches import batch_records, iter_batches
-from broker.offsets.records import decode_group_value, decode_key, decode_offset_value
+from kafkito.broker.coordinator import CoordinatorConfig, GroupCoordinator
+from kafkito.broker.log.manager import LogManager
+from kafkito.broker.offsets import OFFSETS_TOPIC, OffsetsConfig, OffsetsManager
+from kafkito.broker.offsets.batches import batch_records, iter_batches
+from kafkito.broker.offsets.records import decode_group_value, decode_key, decode_offset_value
 from tests.coordinator.harness import Harness
 
 WALL_EPOCH = 1_700_000_000_000

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from structlog.testing import capture_logs
 
-from broker.coordinator import TopicPartition
-from broker.offsets import OFFSETS_TOPIC
-from broker.offsets.batches import build_batch
-from broker.offsets.cleaning import BackgroundCleaner
+from kafkito.broker.coordinator import TopicPartition
+from kafkito.broker.offsets import OFFSETS_TOPIC
+from kafkito.broker.offsets.batches import build_batch
+from kafkito.broker.offsets.cleaning import BackgroundCleaner
 from tests.offsets.harness import WALL_EPOCH, OffsetsHarness
 from tests.support.brokers import ThreadBroker
 from tests.support.wire import WireClient

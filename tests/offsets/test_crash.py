@@ -7,8 +7,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from protocol.codec import RESPONSES
-from protocol.errors import ErrorCode
+from kafkito.protocol.codec import RESPONSES
+from kafkito.protocol.errors import ErrorCode
 from tests.support.brokers import ProcessBroker
 from tests.support.wire import WireClient
 

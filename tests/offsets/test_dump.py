@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from broker.cli import main
-from broker.coordinator import LeavingMember, OffsetAndMetadata, TopicPartition
+from kafkito.broker.cli import main
+from kafkito.broker.coordinator import LeavingMember, OffsetAndMetadata, TopicPartition
 from tests.offsets.harness import WALL_EPOCH, OffsetsHarness
 
 
@@ -50,7 +50,7 @@ def test_dump_of_one_group(data: Path, capsys: pytest.CaptureFixture[str]) -> No
 
 def test_dump_of_everything_through_the_real_command(data: Path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "broker", "offsets", "dump", "--data-dir", str(data)],
+        [sys.executable, "-m", "kafkito", "offsets", "dump", "--data-dir", str(data)],
         check=True,
         capture_output=True,
         text=True,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from broker.coordinator import Group, GroupState, LeavingMember, OffsetAndMetadata, TopicPartition
-from broker.offsets.expiry import expired_offsets
-from broker.offsets.records import GroupKey, OffsetKey
-from protocol.errors import ErrorCode
+from kafkito.broker.coordinator import Group, GroupState, LeavingMember, OffsetAndMetadata, TopicPartition
+from kafkito.broker.offsets.expiry import expired_offsets
+from kafkito.broker.offsets.records import GroupKey, OffsetKey
+from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import SESSION_MS
 from tests.offsets.harness import OffsetsHarness
 

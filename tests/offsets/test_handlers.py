@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from broker.offsets import OFFSETS_TOPIC
-from broker.offsets.records import OffsetKey, OffsetValue
-from protocol.errors import ErrorCode
+from kafkito.broker.offsets import OFFSETS_TOPIC
+from kafkito.broker.offsets.records import OffsetKey, OffsetValue
+from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import subscription
 from tests.offsets.harness import OffsetsHarness
 from tests.support.brokers import ThreadBroker

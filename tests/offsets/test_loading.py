@@ -8,12 +8,17 @@ from pathlib import Path
 
 from crc32c import crc32c
 
-from broker.coordinator import GroupState, LeavingMember, TopicPartition
-from broker.log import cleaner
-from broker.offsets import OFFSETS_TOPIC, partition_for
-from broker.offsets.batches import build_batch
-from broker.offsets.records import OffsetValue, encode_group_key, encode_offset_key, encode_offset_value
-from protocol.errors import ErrorCode
+from kafkito.broker.coordinator import GroupState, LeavingMember, TopicPartition
+from kafkito.broker.log import cleaner
+from kafkito.broker.offsets import OFFSETS_TOPIC, partition_for
+from kafkito.broker.offsets.batches import build_batch
+from kafkito.broker.offsets.records import (
+    OffsetValue,
+    encode_group_key,
+    encode_offset_key,
+    encode_offset_value,
+)
+from kafkito.protocol.errors import ErrorCode
 from tests.offsets.harness import WALL_EPOCH, OffsetsHarness
 
 T0 = TopicPartition("t", 0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from broker.coordinator import (
+from kafkito.broker.coordinator import (
     CoordinatorConfig,
     GroupState,
     LeavingMember,
@@ -12,9 +12,9 @@ from broker.coordinator import (
     PartitionOffset,
     TopicPartition,
 )
-from broker.offsets import OFFSETS_TOPIC
-from broker.offsets.records import GroupKey, GroupValue, OffsetKey, OffsetValue
-from protocol.errors import ErrorCode
+from kafkito.broker.offsets import OFFSETS_TOPIC
+from kafkito.broker.offsets.records import GroupKey, GroupValue, OffsetKey, OffsetValue
+from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import REBALANCE_MS, SESSION_MS, subscription
 from tests.offsets.harness import WALL_EPOCH, OffsetsHarness
 

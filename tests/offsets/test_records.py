@@ -9,10 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
 
-from broker.log.batch import parse_header
-from broker.offsets.batches import batch_records, build_batch, key_values
-from broker.offsets.partitioner import java_abs, java_string_hash, partition_for
-from broker.offsets.records import (
+from kafkito.broker.log.batch import parse_header
+from kafkito.broker.offsets.batches import batch_records, build_batch, key_values
+from kafkito.broker.offsets.partitioner import java_abs, java_string_hash, partition_for
+from kafkito.broker.offsets.records import (
     GroupKey,
     GroupValue,
     MemberValue,

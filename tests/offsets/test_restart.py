@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from broker.offsets import OFFSETS_TOPIC, partition_for
-from broker.offsets.batches import build_batch
-from broker.offsets.records import OffsetValue, encode_offset_key, encode_offset_value
-from protocol.errors import ErrorCode
+from kafkito.broker.offsets import OFFSETS_TOPIC, partition_for
+from kafkito.broker.offsets.batches import build_batch
+from kafkito.broker.offsets.records import OffsetValue, encode_offset_key, encode_offset_value
+from kafkito.protocol.errors import ErrorCode
 from tests.offsets.harness import WALL_EPOCH, OffsetsHarness
 from tests.support.brokers import ProcessBroker
 from tests.support.wire import WireClient

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from typing import Any
 
-from protocol.codec import MESSAGES, REQUESTS, RESPONSES
+from kafkito.protocol.codec import MESSAGES, REQUESTS, RESPONSES
 
 _PACKAGES = (
     "kafka.protocol.admin",
@@ -58,9 +58,9 @@ def test_serve_imports_no_message_class_before_the_first_request() -> None:
     """What `kafkito serve` imports before it listens: no kafka-python message module (they load per API)."""
     code = (
         "import sys\n"
-        "from broker.cli import _skip_kafka_client_import\n"
+        "from kafkito.broker.cli import _skip_kafka_client_import\n"
         "_skip_kafka_client_import()\n"
-        "import broker.logs, broker.app, broker.server\n"
+        "import kafkito.broker.logs, kafkito.broker.app, kafkito.broker.server\n"
         "print(sorted(m for m in sys.modules if m.startswith('kafka.protocol.')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout

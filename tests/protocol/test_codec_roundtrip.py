@@ -7,9 +7,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from broker.handlers import supported_versions
-from protocol.codec import REQUESTS, decode_request, is_flexible, parse_request_header
-from protocol.framing import FrameDecoder
+from kafkito.broker.handlers import supported_versions
+from kafkito.protocol.codec import REQUESTS, decode_request, is_flexible, parse_request_header
+from kafkito.protocol.framing import FrameDecoder
 from tests.protocol.strategies import request_of
 
 SUPPORTED = [(key, v) for key, lo, hi in supported_versions() for v in range(lo, hi + 1)]

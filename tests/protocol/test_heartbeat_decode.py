@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from broker.handlers import HANDLERS, heartbeat
-from protocol.codec import REQUESTS, MalformedRequest, build_request
+from kafkito.broker.handlers import HANDLERS, heartbeat
+from kafkito.protocol.codec import REQUESTS, MalformedRequest, build_request
 
 VERSIONS = range(heartbeat.VERSIONS[0], heartbeat.VERSIONS[1] + 1)
 _text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)

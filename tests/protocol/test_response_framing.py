@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.codec import build_response, encode_response, frame_response_body
+from kafkito.protocol.codec import build_response, encode_response, frame_response_body
 
 
 @pytest.mark.parametrize(("api_key", "version"), [(12, 0), (12, 3), (12, 4), (18, 3), (3, 9), (3, 1)])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from purgatory import DelayedOperation, ManualClock, Purgatory, Timer
+from kafkito.purgatory import DelayedOperation, ManualClock, Purgatory, Timer
 
 
 class FlagOp(DelayedOperation):

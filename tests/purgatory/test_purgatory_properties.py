@@ -6,7 +6,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from purgatory import DelayedOperation, ManualClock, Purgatory, Timer
+from kafkito.purgatory import DelayedOperation, ManualClock, Purgatory, Timer
 
 KEYS = st.lists(st.integers(0, 7), min_size=0, max_size=3)
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 import uvloop
 
-from purgatory import DelayedOperation, MonotonicClock, Purgatory, Timer
+from kafkito.purgatory import DelayedOperation, MonotonicClock, Purgatory, Timer
 
 LOOPS: dict[str, Callable[[], asyncio.AbstractEventLoop]] = {
     "asyncio": asyncio.new_event_loop,

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from purgatory import DelayedOperation, ManualClock, Timer, TimerTask
+from kafkito.purgatory import DelayedOperation, ManualClock, Timer, TimerTask
 
 # Delays spanning every level of a 1 ms x 20 wheel (20 ms, 400 ms, 8 s, 160 s, 53 min, 17.8 h, ...).
 DELAYS = st.one_of(

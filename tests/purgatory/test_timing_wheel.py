@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from purgatory import ManualClock, Timer, TimerTask
+from kafkito.purgatory import ManualClock, Timer, TimerTask
 
 
 def _recorder(clock: ManualClock, fired: list[tuple[str, int]], name: str):  # type: ignore[no-untyped-def]

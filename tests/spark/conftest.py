@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from broker.config import Config
+from kafkito.broker.config import Config
 from tests.support.brokers import ThreadBroker
 
 if TYPE_CHECKING:

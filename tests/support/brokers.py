@@ -15,8 +15,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
-from broker.app import Broker
-from broker.config import Config
+from kafkito.broker.app import Broker
+from kafkito.broker.config import Config
 
 T = TypeVar("T")
 
@@ -125,7 +125,7 @@ class ProcessBroker:
 
     def start(self, timeout: float = 30.0) -> ProcessBroker:
         cmd = [
-            sys.executable, "-m", "broker", "serve",
+            sys.executable, "-m", "kafkito", "serve",
             "--host", "127.0.0.1", "--port", str(self.port), "--data-dir", str(self.data_dir),
             "--log-format", "json",
         ]  # fmt: skip

@@ -6,7 +6,7 @@ import socket
 import struct
 from typing import Any
 
-from protocol.codec import RESPONSES, build_request
+from kafkito.protocol.codec import RESPONSES, build_request
 
 
 class WireClient:

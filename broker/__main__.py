@@ -1,7 +1,0 @@
-"""`python -m broker` is the `kafkito` command."""
-
-import sys
-
-from broker.cli import main
-
-sys.exit(main())

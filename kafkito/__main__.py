@@ -1,0 +1,7 @@
+"""`python -m kafkito` is the `kafkito` command."""
+
+import sys
+
+from kafkito.broker.cli import main
+
+sys.exit(main())
