@@ -9,6 +9,7 @@ from kafkito.protocol.codec import RequestHeader, build_response
 
 if TYPE_CHECKING:
     from kafkito.broker.app import Broker
+    from kafkito.broker.coordinator import GroupCoordinator
 
 
 @dataclass(slots=True)
@@ -16,6 +17,11 @@ class RequestContext:
     broker: Broker
     header: RequestHeader
     peer_host: str
+
+    @property
+    def groups(self) -> GroupCoordinator:
+        """The group coordinator (group handlers use this, not `broker.coordinator`)."""
+        return self.broker.coordinator
 
     @property
     def version(self) -> int:
