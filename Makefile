@@ -7,7 +7,7 @@ PORT   ?= 9092
 DATA   ?= ./data
 PYTEST_ARGS ?=
 
-.PHONY: install install-dev install-clients install-spark run test lint bench compat pipeline clean
+.PHONY: install install-dev install-clients install-spark run test test-fast lint bench compat pipeline clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,11 @@ run: install
 
 test: install-dev install-clients
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The edit-test loop: everything but the client matrix, Spark and the long crash/real-client group
+# tests (markers applied by location in tests/conftest.py). Needs no kcat, node or JVM.
+test-fast: install-dev
+	$(BIN)/python -m pytest -m "not compat and not spark and not slow" $(PYTEST_ARGS)
 
 compat: install-dev install-clients
 	$(BIN)/python -m pytest tests/compat $(PYTEST_ARGS)

@@ -1,18 +1,65 @@
-"""Shared fixtures: a real kafkito broker on an ephemeral port, in-thread or as a process."""
+"""Shared fixtures (a real kafkito broker on an ephemeral port, in-thread or as a process), the test
+markers applied by location, and the hypothesis profiles."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from kafkito.broker.config import Config
 from kafkito.broker.logs import configure_logging
 from tests.support.brokers import ProcessBroker, ThreadBroker
 
 configure_logging("info", "console")
+
+# -- hypothesis profiles ---------------------------------------------------------------------------
+# `dev` (the default): new examples on every run, saved failures replayed from .hypothesis/.
+# `ci`: reproducible, the same examples on every run, a bounded count where a test sets none, no
+# per-example deadline on a shared machine, and the blob that replays a failure printed in the log.
+# CI sets CI=true; `--hypothesis-profile NAME` overrides either way. (hypothesis itself derandomizes
+# whenever a CI variable is set; `dev` says derandomize=False so that the override really is dev.)
+settings.register_profile("dev", derandomize=False)
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    database=None,
+    max_examples=100,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("ci" if os.environ.get("CI", "").lower() not in ("", "0", "false") else "dev")
+
+# -- markers by location ---------------------------------------------------------------------------
+# `make test-fast` runs `-m "not compat and not spark and not slow"`. Whole directories and files are
+# marked here rather than test by test, so that a new test in them is marked too.
+TESTS = Path(__file__).resolve().parent
+MARKS_BY_PATH: dict[str, str] = {
+    "compat": "compat",  # the client matrix: five real clients, ~45 s
+    "spark": "spark",  # the PySpark data source: a JVM and a local SparkSession
+    "log/test_crash.py": "slow",  # SIGKILLs a writer process over and over
+    "offsets/test_crash.py": "slow",  # 20 SIGKILLs during a commit storm
+    "offsets/test_clients.py": "slow",  # real consumer groups across broker restarts
+    "coordinator/test_clients_": "slow",  # real consumer groups: joins, rebalances, session timeouts
+}
+SLOW_TESTS = {  # single tests, by node id relative to tests/
+    "datapath/test_durability.py::test_sigkill_under_acks1_load_loses_no_acknowledged_record",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        where = Path(str(item.path)).resolve().relative_to(TESTS).as_posix()
+        for prefix, mark in MARKS_BY_PATH.items():
+            if where.startswith(prefix):
+                item.add_marker(mark)
+        if f"{where}::{item.name.split('[')[0]}" in SLOW_TESTS:
+            item.add_marker("slow")
 
 
 def make_config(data_dir: Path, **props: Any) -> Config:

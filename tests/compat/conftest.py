@@ -21,12 +21,6 @@ _MATRIX = pytest.StashKey[Matrix]()
 FAST_GROUPS = {"group.initial.rebalance.delay.ms": 0}
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if Path(str(item.fspath)).is_relative_to(Path(__file__).parent):
-            item.add_marker(pytest.mark.compat)
-
-
 DRIVERS = {
     "kafka-python": "kafka_python_client:KafkaPythonDriver",
     "confluent-kafka": "confluent_client:ConfluentDriver",
