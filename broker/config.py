@@ -1,4 +1,10 @@
-"""One broker configuration object, named with Kafka's property names (dots in files, underscores in code)."""
+"""The broker's configuration: the one table of Kafka properties (name, type, default, doc) and `Config`.
+
+Every broker property is one line of `Config`: `attribute: type = prop(default, "doc")`. Its Kafka name
+is the attribute with dots for underscores (`group_max_size` is `group.max.size`) unless `_ALIASES`
+says otherwise. The typed views other packages use (`CoordinatorConfig`, `OffsetsConfig`, the topic
+configs of `broker.log.config`) take their defaults from here through `default("kafka.name")`.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,9 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 class ConfigError(ValueError):
@@ -19,48 +27,57 @@ _BOOL_TRUE = {"true", "1", "yes", "on"}
 _BOOL_FALSE = {"false", "0", "no", "off"}
 
 
+def prop(default: T, doc: str = "") -> T:
+    """One property of the table: its default and what it does (kept in the field's metadata)."""
+    spec: T = field(default=default, metadata={"doc": doc})  # a Field that the dataclass unwraps
+    return spec
+
+
 @dataclass(slots=True)
 class Config:
+    """Every property kafkito knows, by Kafka's name with underscores; `set()` takes the dotted name."""
+
     # listeners
-    host: str = "127.0.0.1"
-    port: int = 9092
-    advertised_host: str | None = None
-    advertised_port: int | None = None
-    node_id: int = 1
-    cluster_id: str | None = None
+    host: str = prop("127.0.0.1", "address the listener binds (from `listeners`)")
+    port: int = prop(9092, "port the listener binds (from `listeners`; 0 picks a free one)")
+    advertised_host: str | None = prop(None, "host clients are told to connect to (`advertised.listeners`)")
+    advertised_port: int | None = prop(None, "port clients are told to connect to (`advertised.listeners`)")
+    node_id: int = prop(1, "this broker's id (`node.id`, `broker.id`)")
+    cluster_id: str | None = prop(None, "the cluster id; kept in meta.properties, generated when absent")
     # storage
-    log_dirs: str = "./data"
-    num_partitions: int = 1
-    default_replication_factor: int = 1
-    auto_create_topics_enable: bool = True
-    delete_topic_enable: bool = True
-    message_max_bytes: int = 1048588
-    log_segment_bytes: int = 1073741824
-    log_retention_ms: int | None = None
-    log_retention_minutes: int | None = None
-    log_retention_hours: int = 168
-    log_retention_bytes: int = -1
-    log_retention_check_interval_ms: int = 300000
-    log_cleanup_policy: str = "delete"
-    log_message_timestamp_type: str = "CreateTime"
-    log_flush_interval_messages: int = 9223372036854775807
-    log_flush_interval_ms: int | None = None
-    log_cleaner_delete_retention_ms: int = 86400000
-    log_cleaner_backoff_ms: int = 15000
+    log_dirs: str = prop("./data", "where topic logs live (the first directory of the list)")
+    num_partitions: int = prop(1, "partitions of a topic created without a count")
+    default_replication_factor: int = prop(1, "replication factor of a topic created without one")
+    auto_create_topics_enable: bool = prop(True, "Metadata for an unknown topic creates it")
+    delete_topic_enable: bool = prop(True, "DeleteTopics is allowed")
+    message_max_bytes: int = prop(1048588, "largest record batch accepted (topic: max.message.bytes)")
+    log_segment_bytes: int = prop(1073741824, "segment size before rolling (topic: segment.bytes)")
+    log_retention_ms: int | None = prop(None, "time records are kept (topic: retention.ms)")
+    log_retention_minutes: int | None = prop(None, "log.retention.ms in minutes, when that is unset")
+    log_retention_hours: int = prop(168, "log.retention.ms in hours, when it and the minutes are unset")
+    log_retention_bytes: int = prop(-1, "bytes a partition keeps, -1 for no limit (topic: retention.bytes)")
+    log_retention_check_interval_ms: int = prop(300000, "how often retention runs")
+    log_cleanup_policy: str = prop("delete", "delete, compact or both (topic: cleanup.policy)")
+    log_message_timestamp_type: str = prop("CreateTime", "CreateTime or LogAppendTime")
+    log_flush_interval_messages: int = prop(9223372036854775807, "fsync after this many messages")
+    log_flush_interval_ms: int | None = prop(None, "fsync a log this long after its last fsync")
+    log_cleaner_delete_retention_ms: int = prop(86400000, "tombstones survive compaction this long")
+    log_cleaner_backoff_ms: int = prop(15000, "pause between compaction passes")
+    producer_id_expiration_ms: int = prop(86400000, "an idle producer id's state is dropped after this")
     # network
-    socket_request_max_bytes: int = 104857600
+    socket_request_max_bytes: int = prop(104857600, "largest request frame accepted")
     # groups
-    group_min_session_timeout_ms: int = 6000
-    group_max_session_timeout_ms: int = 1800000
-    group_initial_rebalance_delay_ms: int = 3000
-    group_max_size: int = 2147483647
+    group_min_session_timeout_ms: int = prop(6000, "smallest session timeout a member may ask for")
+    group_max_session_timeout_ms: int = prop(1800000, "largest session timeout a member may ask for")
+    group_initial_rebalance_delay_ms: int = prop(3000, "wait for more members before the first rebalance")
+    group_max_size: int = prop(2147483647, "members a group may hold")
     # offsets
-    offsets_topic_num_partitions: int = 50
-    offsets_retention_minutes: int = 10080
-    offsets_retention_check_interval_ms: int = 600000
-    offset_metadata_max_bytes: int = 4096
-    offsets_topic_segment_bytes: int = 104857600
-    offsets_commit_timeout_ms: int = 5000
+    offsets_topic_num_partitions: int = prop(50, "partitions of __consumer_offsets (fixed once created)")
+    offsets_retention_minutes: int = prop(10080, "committed offsets of an empty group are kept this long")
+    offsets_retention_check_interval_ms: int = prop(600000, "how often expired offsets are removed")
+    offset_metadata_max_bytes: int = prop(4096, "largest metadata string of a committed offset")
+    offsets_topic_segment_bytes: int = prop(104857600, "segment size of __consumer_offsets")
+    offsets_commit_timeout_ms: int = prop(5000, "an offset commit waits this long for its append")
     # anything else given (kept, so a server.properties written for Kafka loads)
     extra: dict[str, str] = field(default_factory=dict)
     # the Kafka names given explicitly (file, --set, flags): DescribeConfigs reports the others as defaults
@@ -122,9 +139,8 @@ class Config:
     def to_properties(self) -> dict[str, Any]:
         """Every property by its Kafka name, defaults included."""
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            if f.name not in ("extra", "explicit"):
-                out[_REVERSE_ALIASES.get(f.name, f.name.replace("_", "."))] = getattr(self, f.name)
+        for name, p in PROPERTIES.items():
+            out[name] = getattr(self, p.attr)
         out.update(self.extra)
         return out
 
@@ -137,6 +153,38 @@ class Config:
 _ALIASES = {"broker.id": "node_id", "node.id": "node_id", "log.dir": "log_dirs"}
 _REVERSE_ALIASES = {"node_id": "node.id"}
 _FIELD_TYPES: dict[str, Any] = typing.get_type_hints(Config)
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """One row of the table: Kafka's name, the `Config` attribute, its type, default and doc."""
+
+    name: str
+    attr: str
+    type: Any
+    default: Any
+    doc: str
+
+
+PROPERTIES: dict[str, Property] = {
+    _REVERSE_ALIASES.get(f.name, f.name.replace("_", ".")): Property(
+        _REVERSE_ALIASES.get(f.name, f.name.replace("_", ".")),
+        f.name,
+        _FIELD_TYPES[f.name],
+        f.default,
+        f.metadata.get("doc", ""),
+    )
+    for f in dataclasses.fields(Config)
+    if f.name not in ("extra", "explicit")
+}
+
+
+def default(name: str) -> Any:
+    """Kafka's default of one broker property, by its Kafka name (`group.max.size`)."""
+    try:
+        return PROPERTIES[name].default
+    except KeyError:
+        raise ConfigError(f"no broker property {name!r}") from None
 
 
 def _parse_listener(value: str) -> tuple[str, int]:

@@ -1,12 +1,17 @@
-"""Topic-level log configs: Kafka's names, types, defaults, broker fallbacks, validation, typed view."""
+"""Topic-level log configs: Kafka's names, types, checks, broker fallbacks, typed view.
+
+A topic config's default is the broker property it follows (`broker.config`'s table), or its own
+default here when no broker property kafkito knows gives it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
+from kafkito.broker.config import PROPERTIES, default
 from kafkito.broker.log.errors import InvalidConfig
 
 LONG_MAX = 2**63 - 1
@@ -37,13 +42,16 @@ class ConfigSource(IntEnum):
 
 @dataclass(frozen=True, slots=True)
 class TopicConfigDef:
-    """One topic config: its Kafka name, the broker property it defaults from, type, default, check."""
+    """One topic config: its Kafka name, the broker property it defaults from, type, check, default.
+
+    `default` is None when the broker property (in `broker.config`'s table) gives Kafka's default.
+    """
 
     name: str
     broker_name: str | None
     type: ConfigType
-    default: str
     check: Callable[[str], None] | None = None
+    default: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,54 +120,54 @@ _L, _I, _S, _B = ConfigType.LONG, ConfigType.INT, ConfigType.STRING, ConfigType.
 _D, _LIST = ConfigType.DOUBLE, ConfigType.LIST
 _NEVER = str(LONG_MAX)
 
+# Kafka's topic configs. Those without a default here take the broker property's default.
 TOPIC_CONFIGS: dict[str, TopicConfigDef] = {
     d.name: d
     for d in (
-        TopicConfigDef("cleanup.policy", "log.cleanup.policy", _LIST, "delete", _cleanup_policy),
+        TopicConfigDef("cleanup.policy", "log.cleanup.policy", _LIST, _cleanup_policy),
         TopicConfigDef(
             "compression.type",
             "compression.type",
             _S,
-            "producer",
             _one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
+            "producer",
         ),
-        TopicConfigDef("delete.retention.ms", "log.cleaner.delete.retention.ms", _L, "86400000", _long(0)),
-        TopicConfigDef("file.delete.delay.ms", "log.segment.delete.delay.ms", _L, "60000", _long(0)),
-        TopicConfigDef("flush.messages", "log.flush.interval.messages", _L, _NEVER, _long(1)),
-        TopicConfigDef("flush.ms", "log.flush.interval.ms", _L, _NEVER, _long(0)),
-        TopicConfigDef("follower.replication.throttled.replicas", None, _LIST, ""),
-        TopicConfigDef("index.interval.bytes", "log.index.interval.bytes", _I, "4096", _int(0)),
-        TopicConfigDef("leader.replication.throttled.replicas", None, _LIST, ""),
-        TopicConfigDef("local.retention.bytes", "log.local.retention.bytes", _L, "-2", _long(-2)),
-        TopicConfigDef("local.retention.ms", "log.local.retention.ms", _L, "-2", _long(-2)),
-        TopicConfigDef("max.compaction.lag.ms", "log.cleaner.max.compaction.lag.ms", _L, _NEVER, _long(1)),
-        TopicConfigDef("max.message.bytes", "message.max.bytes", _I, "1048588", _int(0)),
+        TopicConfigDef("delete.retention.ms", "log.cleaner.delete.retention.ms", _L, _long(0)),
+        TopicConfigDef("file.delete.delay.ms", "log.segment.delete.delay.ms", _L, _long(0), "60000"),
+        TopicConfigDef("flush.messages", "log.flush.interval.messages", _L, _long(1)),
+        TopicConfigDef("flush.ms", "log.flush.interval.ms", _L, _long(0), _NEVER),
+        TopicConfigDef("follower.replication.throttled.replicas", None, _LIST, None, ""),
+        TopicConfigDef("index.interval.bytes", "log.index.interval.bytes", _I, _int(0), "4096"),
+        TopicConfigDef("leader.replication.throttled.replicas", None, _LIST, None, ""),
+        TopicConfigDef("local.retention.bytes", "log.local.retention.bytes", _L, _long(-2), "-2"),
+        TopicConfigDef("local.retention.ms", "log.local.retention.ms", _L, _long(-2), "-2"),
+        TopicConfigDef("max.compaction.lag.ms", "log.cleaner.max.compaction.lag.ms", _L, _long(1), _NEVER),
+        TopicConfigDef("max.message.bytes", "message.max.bytes", _I, _int(0)),
         TopicConfigDef(
-            "message.timestamp.after.max.ms", "log.message.timestamp.after.max.ms", _L, "3600000", _long(0)
+            "message.timestamp.after.max.ms", "log.message.timestamp.after.max.ms", _L, _long(0), "3600000"
         ),
         TopicConfigDef(
-            "message.timestamp.before.max.ms", "log.message.timestamp.before.max.ms", _L, _NEVER, _long(0)
+            "message.timestamp.before.max.ms", "log.message.timestamp.before.max.ms", _L, _long(0), _NEVER
         ),
         TopicConfigDef(
             "message.timestamp.type",
             "log.message.timestamp.type",
             _S,
-            "CreateTime",
             _one_of("CreateTime", "LogAppendTime"),
         ),
-        TopicConfigDef("min.cleanable.dirty.ratio", "log.cleaner.min.cleanable.ratio", _D, "0.5", _ratio),
-        TopicConfigDef("min.compaction.lag.ms", "log.cleaner.min.compaction.lag.ms", _L, "0", _long(0)),
-        TopicConfigDef("min.insync.replicas", "min.insync.replicas", _I, "1", _int(1)),
-        TopicConfigDef("preallocate", "log.preallocate", _B, "false", _bool),
-        TopicConfigDef("remote.storage.enable", None, _B, "false", _bool),
-        TopicConfigDef("retention.bytes", "log.retention.bytes", _L, "-1", _long(-(2**63))),
-        TopicConfigDef("retention.ms", "log.retention.ms", _L, "604800000", _long(-1)),
-        TopicConfigDef("segment.bytes", "log.segment.bytes", _I, str(1 << 30), _int(14)),
-        TopicConfigDef("segment.index.bytes", "log.index.size.max.bytes", _I, str(10 * 1024 * 1024), _int(4)),
-        TopicConfigDef("segment.jitter.ms", "log.roll.jitter.ms", _L, "0", _long(0)),
-        TopicConfigDef("segment.ms", "log.roll.ms", _L, "604800000", _long(1)),
+        TopicConfigDef("min.cleanable.dirty.ratio", "log.cleaner.min.cleanable.ratio", _D, _ratio, "0.5"),
+        TopicConfigDef("min.compaction.lag.ms", "log.cleaner.min.compaction.lag.ms", _L, _long(0), "0"),
+        TopicConfigDef("min.insync.replicas", "min.insync.replicas", _I, _int(1), "1"),
+        TopicConfigDef("preallocate", "log.preallocate", _B, _bool, "false"),
+        TopicConfigDef("remote.storage.enable", None, _B, _bool, "false"),
+        TopicConfigDef("retention.bytes", "log.retention.bytes", _L, _long(-(2**63))),
+        TopicConfigDef("retention.ms", "log.retention.ms", _L, _long(-1)),
+        TopicConfigDef("segment.bytes", "log.segment.bytes", _I, _int(14)),
+        TopicConfigDef("segment.index.bytes", "log.index.size.max.bytes", _I, _int(4), str(10 * 1024 * 1024)),
+        TopicConfigDef("segment.jitter.ms", "log.roll.jitter.ms", _L, _long(0), "0"),
+        TopicConfigDef("segment.ms", "log.roll.ms", _L, _long(1), "604800000"),
         TopicConfigDef(
-            "unclean.leader.election.enable", "unclean.leader.election.enable", _B, "false", _bool
+            "unclean.leader.election.enable", "unclean.leader.election.enable", _B, _bool, "false"
         ),
     )
 }
@@ -210,6 +218,17 @@ def broker_defaults(source: Mapping[str, Any] | Any | None) -> dict[str, str]:
     return out
 
 
+def _kafka_defaults() -> dict[str, str]:
+    from_broker = broker_defaults({name: p.default for name, p in PROPERTIES.items()})
+    return {
+        name: d.default if d.default is not None else from_broker[name] for name, d in TOPIC_CONFIGS.items()
+    }
+
+
+# Every topic config's Kafka default (what DescribeConfigs reports as DEFAULT_CONFIG).
+TOPIC_DEFAULTS: dict[str, str] = _kafka_defaults()
+
+
 def validate_overrides(overrides: Mapping[str, str | None]) -> dict[str, str]:
     """Check names and values of topic config overrides; None values are dropped (= use default)."""
     out: dict[str, str] = {}
@@ -237,30 +256,37 @@ def describe(overrides: Mapping[str, str], defaults: Mapping[str, str]) -> list[
         elif name in defaults:
             entries.append(ConfigEntry(name, defaults[name], ConfigSource.STATIC_BROKER_CONFIG, d.type))
         else:
-            entries.append(ConfigEntry(name, d.default, ConfigSource.DEFAULT_CONFIG, d.type))
+            entries.append(ConfigEntry(name, TOPIC_DEFAULTS[name], ConfigSource.DEFAULT_CONFIG, d.type))
     return entries
+
+
+_DEFAULT = TOPIC_DEFAULTS
+
+
+def _policy(value: str) -> frozenset[str]:
+    return frozenset(p.strip() for p in value.split(",") if p.strip())
 
 
 @dataclass(frozen=True, slots=True)
 class LogConfig:
     """The configs a partition log acts on, typed."""
 
-    segment_bytes: int = 1 << 30
-    segment_ms: int = 604_800_000
-    retention_ms: int = 604_800_000
-    retention_bytes: int = -1
-    max_message_bytes: int = 1_048_588
-    message_timestamp_type: str = "CreateTime"
-    cleanup_policy: frozenset[str] = field(default_factory=lambda: frozenset({"delete"}))
-    flush_messages: int = LONG_MAX
-    flush_ms: int = LONG_MAX
-    index_interval_bytes: int = 4096
-    delete_retention_ms: int = 86_400_000
-    min_compaction_lag_ms: int = 0
-    min_cleanable_dirty_ratio: float = 0.5
-    message_timestamp_before_max_ms: int = LONG_MAX
-    message_timestamp_after_max_ms: int = 3_600_000
-    producer_id_expiration_ms: int = 86_400_000  # a broker property (producer.id.expiration.ms)
+    segment_bytes: int = int(_DEFAULT["segment.bytes"])
+    segment_ms: int = int(_DEFAULT["segment.ms"])
+    retention_ms: int = int(_DEFAULT["retention.ms"])
+    retention_bytes: int = int(_DEFAULT["retention.bytes"])
+    max_message_bytes: int = int(_DEFAULT["max.message.bytes"])
+    message_timestamp_type: str = _DEFAULT["message.timestamp.type"]
+    cleanup_policy: frozenset[str] = _policy(_DEFAULT["cleanup.policy"])
+    flush_messages: int = int(_DEFAULT["flush.messages"])
+    flush_ms: int = int(_DEFAULT["flush.ms"])
+    index_interval_bytes: int = int(_DEFAULT["index.interval.bytes"])
+    delete_retention_ms: int = int(_DEFAULT["delete.retention.ms"])
+    min_compaction_lag_ms: int = int(_DEFAULT["min.compaction.lag.ms"])
+    min_cleanable_dirty_ratio: float = float(_DEFAULT["min.cleanable.dirty.ratio"])
+    message_timestamp_before_max_ms: int = int(_DEFAULT["message.timestamp.before.max.ms"])
+    message_timestamp_after_max_ms: int = int(_DEFAULT["message.timestamp.after.max.ms"])
+    producer_id_expiration_ms: int = default("producer.id.expiration.ms")  # a broker property
 
     @property
     def log_append_time(self) -> bool:
@@ -279,7 +305,7 @@ class LogConfig:
         cls, overrides: Mapping[str, str] | None = None, defaults: Mapping[str, str] | None = None
     ) -> LogConfig:
         """Resolve topic overrides over broker defaults over Kafka's defaults (all validated)."""
-        merged = {name: d.default for name, d in TOPIC_CONFIGS.items()}
+        merged = dict(TOPIC_DEFAULTS)
         merged.update(validate_overrides(defaults or {}))
         merged.update(validate_overrides(overrides or {}))
         return cls(
@@ -289,7 +315,7 @@ class LogConfig:
             retention_bytes=int(merged["retention.bytes"]),
             max_message_bytes=int(merged["max.message.bytes"]),
             message_timestamp_type=merged["message.timestamp.type"],
-            cleanup_policy=frozenset(p.strip() for p in merged["cleanup.policy"].split(",") if p.strip()),
+            cleanup_policy=_policy(merged["cleanup.policy"]),
             flush_messages=int(merged["flush.messages"]),
             flush_ms=int(merged["flush.ms"]),
             index_interval_bytes=int(merged["index.interval.bytes"]),

@@ -15,6 +15,7 @@ from typing import Any
 
 import structlog
 
+from kafkito.broker.config import default
 from kafkito.broker.log.config import ConfigEntry, LogConfig, broker_defaults, describe, validate_overrides
 from kafkito.broker.log.errors import (
     InvalidPartitions,
@@ -79,9 +80,9 @@ class LogManager:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self._time_ms = time_ms
         self._defaults = broker_defaults(config)
-        self.default_partitions = int(_lookup(config, "num.partitions", 1))
-        self.default_replication_factor = int(_lookup(config, "default.replication.factor", 1))
-        self.producer_id_expiration_ms = int(_lookup(config, "producer.id.expiration.ms", 86_400_000))
+        self.default_partitions = int(_lookup(config, "num.partitions"))
+        self.default_replication_factor = int(_lookup(config, "default.replication.factor"))
+        self.producer_id_expiration_ms = int(_lookup(config, "producer.id.expiration.ms"))
         self.on_append: list[Callable[[str, int], None]] = []
         self._topics: dict[str, TopicInfo] = {}
         self._by_id: dict[uuid.UUID, str] = {}
@@ -375,14 +376,14 @@ class LogManager:
         log.info("logs.closed", data_dir=str(self.data_dir))
 
 
-def _lookup(source: Mapping[str, Any] | Any | None, dotted: str, default: Any) -> Any:
-    if source is None:
-        return default
+def _lookup(source: Mapping[str, Any] | Any | None, dotted: str) -> Any:
+    """A broker property from `source` (dotted mapping or Config), else its default in the one table."""
+    value = None
     if isinstance(source, Mapping):
         value = source.get(dotted)
-    else:
+    elif source is not None:
         value = getattr(source, dotted.replace(".", "_"), None)
-    return default if value is None else value
+    return default(dotted) if value is None else value
 
 
 def _new_topic_id() -> uuid.UUID:

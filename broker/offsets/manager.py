@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from kafkito.broker.config import default
 from kafkito.broker.offsets.expiry import expired_offsets
 from kafkito.broker.offsets.loader import build_groups, decode_state, replay
 from kafkito.broker.offsets.store import OFFSETS_TOPIC, LogGroupStore, TimeBase
@@ -26,12 +27,12 @@ Defer = Callable[[Callable[[], None]], Any]
 
 @dataclass(slots=True, frozen=True)
 class OffsetsConfig:
-    """The `offsets.*` settings this package uses, with Kafka's defaults."""
+    """The `offsets.*` settings this package uses; defaults from the broker's one table."""
 
-    num_partitions: int = 50
-    segment_bytes: int = 104_857_600
-    retention_ms: int = 7 * 24 * 3_600_000
-    retention_check_interval_ms: int = 600_000
+    num_partitions: int = default("offsets.topic.num.partitions")
+    segment_bytes: int = default("offsets.topic.segment.bytes")
+    retention_ms: int = default("offsets.retention.minutes") * 60_000
+    retention_check_interval_ms: int = default("offsets.retention.check.interval.ms")
     load_chunk_records: int = LOAD_CHUNK_RECORDS  # records replayed between yields to the loop
     load_inline_bytes: int = LOAD_INLINE_BYTES  # a log this small loads at once, before serving
 
