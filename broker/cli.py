@@ -81,7 +81,7 @@ def _run_serve(args: argparse.Namespace) -> int:
     gc.disable()
     try:
         _skip_kafka_client_import()
-        from kafkito.broker.logs import configure_logging
+        from kafkito.broker.logging_setup import configure_logging
 
         configure_logging(args.log_level, args.log_format)
         try:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from kafkito.broker.config import Config
-from kafkito.broker.logs import configure_logging
+from kafkito.broker.logging_setup import configure_logging
 from tests.support.brokers import ProcessBroker, ThreadBroker
 
 configure_logging("info", "console")

@@ -60,7 +60,7 @@ def test_serve_imports_no_message_class_before_the_first_request() -> None:
         "import sys\n"
         "from kafkito.broker.cli import _skip_kafka_client_import\n"
         "_skip_kafka_client_import()\n"
-        "import kafkito.broker.logs, kafkito.broker.app, kafkito.broker.server\n"
+        "import kafkito.broker.logging_setup, kafkito.broker.app, kafkito.broker.server\n"
         "print(sorted(m for m in sys.modules if m.startswith('kafka.protocol.')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
