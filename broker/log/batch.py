@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from kafkito.broker.log.errors import CorruptMessage, InvalidRecord, MessageTooLarge
-from kafkito.protocol.crc import crc32c
+from kafkito.protocol.primitives import crc32c
 
 # baseOffset, batchLength, partitionLeaderEpoch, magic, crc, attributes, lastOffsetDelta,
 # baseTimestamp, maxTimestamp, producerId, producerEpoch, baseSequence, recordCount

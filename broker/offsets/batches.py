@@ -14,7 +14,7 @@ from kafkito.broker.log.batch import (
     BatchHeader,
     iter_headers,
 )
-from kafkito.protocol.crc import crc32c
+from kafkito.protocol.primitives import crc32c, read_varint, varint
 
 _CRC = struct.Struct(">I")
 _CRC_AT = 17
@@ -31,19 +31,6 @@ class Record(NamedTuple):
     value: bytes | None
 
 
-def _varint(n: int) -> bytes:
-    """A zigzag varint, as record fields use."""
-    z = (n << 1) ^ (n >> 63)
-    if z < 0x80:
-        return bytes((z,))
-    out = bytearray()
-    while z >= 0x80:
-        out.append((z & 0x7F) | 0x80)
-        z >>= 7
-    out.append(z)
-    return bytes(out)
-
-
 def build_batch(records: Sequence[tuple[bytes, bytes | None]], timestamp_ms: int) -> bytearray:
     """An uncompressed CreateTime batch of `(key, value)` records, all stamped `timestamp_ms`.
 
@@ -53,10 +40,10 @@ def build_batch(records: Sequence[tuple[bytes, bytes | None]], timestamp_ms: int
     body = bytearray()
     for delta, (key, value) in enumerate(records):
         # attributes 0, timestamp delta 0, offset delta, key, value, no headers
-        rec = b"\x00\x00" + _varint(delta) + _varint(len(key)) + key
-        rec += b"\x01" if value is None else _varint(len(value)) + value
+        rec = b"\x00\x00" + varint(delta) + varint(len(key)) + key
+        rec += b"\x01" if value is None else varint(len(value)) + value
         rec += b"\x00"
-        body += _varint(len(rec))
+        body += varint(len(rec))
         body += rec
     count = len(records)
     buf = bytearray(HEADER_SIZE)
@@ -82,37 +69,22 @@ def build_batch(records: Sequence[tuple[bytes, bytes | None]], timestamp_ms: int
     return buf
 
 
-def _read_varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
-    b = buf[pos]
-    if b < 0x80:
-        return (b >> 1) ^ -(b & 1), pos + 1
-    shift = 0
-    z = 0
-    while True:
-        b = buf[pos]
-        pos += 1
-        z |= (b & 0x7F) << shift
-        if b < 0x80:
-            return (z >> 1) ^ -(z & 1), pos
-        shift += 7
-
-
 def _uncompressed_records(batch: bytes, header: BatchHeader) -> Iterator[Record]:
     pos = HEADER_SIZE
     base_offset = header.base_offset
     base_ts = header.base_timestamp
     for _ in range(header.record_count):
-        length, pos = _read_varint(batch, pos)
+        length, pos = read_varint(batch, pos)
         end = pos + length
         pos += 1  # attributes
-        ts_delta, pos = _read_varint(batch, pos)
-        offset_delta, pos = _read_varint(batch, pos)
-        key_len, pos = _read_varint(batch, pos)
+        ts_delta, pos = read_varint(batch, pos)
+        offset_delta, pos = read_varint(batch, pos)
+        key_len, pos = read_varint(batch, pos)
         key = None
         if key_len >= 0:
             key = batch[pos : pos + key_len]
             pos += key_len
-        value_len, pos = _read_varint(batch, pos)
+        value_len, pos = read_varint(batch, pos)
         value = None
         if value_len >= 0:
             value = batch[pos : pos + value_len]
@@ -134,20 +106,20 @@ def key_values(batch: bytes, header: BatchHeader) -> list[tuple[bytes | None, by
             end = pos + 1 + ((b >> 1) ^ -(b & 1))
             pos += 2  # length, attributes
         else:
-            length, pos = _read_varint(batch, pos)
+            length, pos = read_varint(batch, pos)
             end = pos + length
             pos += 1
         for _field in range(2):  # timestamp delta, offset delta
             if batch[pos] < 0x80:
                 pos += 1
             else:
-                _, pos = _read_varint(batch, pos)
+                _, pos = read_varint(batch, pos)
         b = batch[pos]
         if b < 0x80:
             n = (b >> 1) ^ -(b & 1)
             pos += 1
         else:
-            n, pos = _read_varint(batch, pos)
+            n, pos = read_varint(batch, pos)
         key = None
         if n >= 0:
             key = batch[pos : pos + n]
@@ -157,7 +129,7 @@ def key_values(batch: bytes, header: BatchHeader) -> list[tuple[bytes | None, by
             n = (b >> 1) ^ -(b & 1)
             pos += 1
         else:
-            n, pos = _read_varint(batch, pos)
+            n, pos = read_varint(batch, pos)
         append((key, None if n < 0 else batch[pos : pos + n]))
         pos = end
     return out

@@ -11,6 +11,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from kafkito.protocol.primitives import WireFormatError, read_uvarint
+
 OFFSET_KEY_VERSION = 1
 GROUP_KEY_VERSION = 2
 OFFSET_VALUE_VERSION = 3
@@ -181,18 +183,11 @@ class _Reader:
         return int(v)
 
     def uvarint(self) -> int:
-        shift = result = 0
-        while True:
-            if self.pos >= len(self.buf):
-                raise RecordFormatError("truncated varint")
-            b = self.buf[self.pos]
-            self.pos += 1
-            result |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return result
-            shift += 7
-            if shift > 35:
-                raise RecordFormatError("varint too long")
+        try:
+            value, self.pos = read_uvarint(self.buf, self.pos)
+        except WireFormatError as exc:
+            raise RecordFormatError(str(exc)) from None
+        return value
 
     def _length(self, wide: bool) -> int:
         if self.flexible:
