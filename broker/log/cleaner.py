@@ -148,17 +148,25 @@ def _rebuild(header: BatchHeader, keep: list[Any]) -> bytes:
     return bytes(buf)
 
 
+def install(plog: PartitionLog, plan: CleanPlan) -> bool:
+    """Swap a plan in on the log's own thread and log the outcome; False if the log moved on meanwhile."""
+    if not plog.install_cleaned(plan):
+        log.info("cleaner.plan_discarded", topic=plog.topic, partition=plog.partition)
+        return False
+    log.info(
+        "log.compacted",
+        topic=plog.topic,
+        partition=plog.partition,
+        segments=len(plan.replacements),
+        records_before=plan.records_before,
+        records_after=plan.records_after,
+    )
+    return True
+
+
 def compact(plog: PartitionLog, now_ms: int, *, force: bool = False) -> CleanPlan | None:
-    """Plan and install in one go (for callers on the log's own thread)."""
+    """Plan and install in one go (for callers on the log's own thread); the plan if it was installed."""
     plan = plan_compaction(plog, now_ms, force=force)
-    if plan is not None:
-        plog.install_cleaned(plan)
-        log.info(
-            "log.compacted",
-            topic=plog.topic,
-            partition=plog.partition,
-            segments=len(plan.replacements),
-            records_before=plan.records_before,
-            records_after=plan.records_after,
-        )
+    if plan is None or not install(plog, plan):
+        return None
     return plan

@@ -63,15 +63,4 @@ class BackgroundCleaner:
         plan = await asyncio.to_thread(cleaner.plan_compaction, plog, self._wall_ms())
         if plan is None:
             return 0
-        if not plog.install_cleaned(plan):
-            log.info("cleaner.plan_discarded", topic=plog.topic, partition=plog.partition)
-            return 0
-        log.info(
-            "log.compacted",
-            topic=plog.topic,
-            partition=plog.partition,
-            segments=len(plan.replacements),
-            records_before=plan.records_before,
-            records_after=plan.records_after,
-        )
-        return 1
+        return 1 if cleaner.install(plog, plan) else 0

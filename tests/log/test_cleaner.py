@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
 
-from kafkito.broker.log.cleaner import compact, plan_compaction
+from kafkito.broker.log.cleaner import compact, install, plan_compaction
 from kafkito.broker.log.errors import InvalidRecord
 from kafkito.broker.log.partition_log import PartitionLog
 
@@ -112,6 +113,21 @@ def test_a_plan_is_dropped_if_the_log_changed_meanwhile(tmp_path: Path) -> None:
     assert not plog.install_cleaned(plan)
     assert not list(tmp_path.glob("*.cleaned"))
     assert len(read_all(plog)) == 20 - plog.log_start_offset
+
+
+def test_only_an_installed_plan_is_logged_as_compacted(tmp_path: Path) -> None:
+    plog = compacted_log(tmp_path)
+    for i in range(20):
+        put(plog, (b"k", b"v%d" % i))
+    stale = plan_compaction(plog, NOW, force=True)
+    assert stale is not None
+    plog.delete_records(plog.segments[1].base_offset)
+    with capture_logs() as refused:
+        assert not install(plog, stale)
+    assert [e["event"] for e in refused] == ["cleaner.plan_discarded"]
+    with capture_logs() as done:
+        assert compact(plog, NOW, force=True) is not None
+    assert [e["event"] for e in done] == ["log.compacted"]
 
 
 def test_an_unfinished_compaction_is_discarded_on_open(tmp_path: Path) -> None:
