@@ -44,16 +44,8 @@ class InvalidTimestamp(LogError):
     CODE = ErrorCode.INVALID_TIMESTAMP
 
 
-class UnsupportedForMessageFormat(LogError):
-    CODE = ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT
-
-
 class OutOfOrderSequence(LogError):
     CODE = ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER
-
-
-class DuplicateSequence(LogError):
-    CODE = ErrorCode.DUPLICATE_SEQUENCE_NUMBER
 
 
 class InvalidProducerEpoch(LogError):

@@ -30,7 +30,6 @@ class BackgroundCleaner:
         self._logs = logs
         self._wall_ms = wall_ms
         self._task: asyncio.Task[int] | None = None
-        self.passes = 0
 
     def kick(self) -> None:
         if self._task is None or self._task.done():
@@ -54,7 +53,6 @@ class BackgroundCleaner:
                 raise
             except Exception:
                 log.exception("cleaner.failed", topic=plog.topic, partition=plog.partition)
-        self.passes += 1
         return compacted
 
     async def _compact(self, plog: PartitionLog) -> int:
