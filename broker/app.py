@@ -15,11 +15,12 @@ import structlog
 from kafkito.broker.config import Config
 from kafkito.broker.coordinator import CoordinatorConfig, GroupCoordinator
 from kafkito.broker.fetch_wait import DelayedFetch
-from kafkito.broker.log.manager import LogManager, TopicInfo
+from kafkito.broker.log.manager import LogManager
 from kafkito.broker.log.partition_log import wall_clock_ms
 from kafkito.broker.offsets import OffsetsConfig, OffsetsManager
 from kafkito.broker.offsets.cleaning import BackgroundCleaner
 from kafkito.broker.producer_ids import ProducerIdManager
+from kafkito.broker.services import BrokerConfigs, Cluster, Fetches, Services, Topics
 from kafkito.purgatory import MonotonicClock, Purgatory, Timer
 
 if TYPE_CHECKING:
@@ -51,12 +52,13 @@ class Broker:
         self.clock = MonotonicClock()
         self.timer = Timer(self.clock)
         self.fetch_purgatory: Purgatory[DelayedFetch] = Purgatory("Fetch", self.timer)
+        self.fetches = Fetches(self.fetch_purgatory)
         self.coordinator = GroupCoordinator(CoordinatorConfig.from_config(config), self.clock, self.timer)
         self._logs: LogManager | None = None
         self.producer_ids: ProducerIdManager
+        self.services: Services  # what handlers see; built by start() once the logs are open
         self.offsets: OffsetsManager
         self._cleaner: BackgroundCleaner | None = None
-        self.dynamic_configs: dict[str, str] = {}  # set by IncrementalAlterConfigs, in memory only
         self.cluster_id = config.cluster_id or ""
         self._periodic: dict[str, asyncio.TimerHandle] = {}
         self._server: asyncio.base_events.Server | None = None
@@ -72,11 +74,10 @@ class Broker:
 
     @property
     def advertised(self) -> tuple[str, int]:
-        host = self.config.advertised_host or self.config.host
-        if host in ("0.0.0.0", "", "::"):
-            host = "127.0.0.1"
-        port = self.config.advertised_port or (self._bound[1] if self._bound else self.config.port)
-        return host, port
+        return self.services.cluster.advertised
+
+    def _bound_port(self) -> int | None:
+        return self._bound[1] if self._bound else None
 
     def _load_identity(self) -> None:
         data_dir = self.config.data_dir
@@ -99,18 +100,16 @@ class Broker:
             raise RuntimeError("broker not started")
         return self._logs
 
-    def auto_create_topic(self, name: str) -> TopicInfo:
-        info = self.logs.create_topic(name)
-        log.info("topic.auto_created", topic=name, partitions=info.partitions)
-        return info
-
-    def on_topic_deleted(self, info: TopicInfo) -> None:
-        """Wake fetches parked on the topic's partitions: they now answer UNKNOWN_TOPIC_OR_PARTITION."""
-        for partition in range(info.partitions):
-            self.fetch_purgatory.check_and_complete((info.name, partition))
-
-    def _on_append(self, topic: str, partition: int) -> None:
-        self.fetch_purgatory.check_and_complete((topic, partition))
+    def _build_services(self, logs: LogManager) -> Services:
+        return Services(
+            cluster=Cluster(self.config, self.cluster_id, self._bound_port),
+            topics=Topics(logs, self.fetches),
+            fetches=self.fetches,
+            configs=BrokerConfigs(self.config, logs),
+            producer_ids=self.producer_ids,
+            groups=self.coordinator,
+            broker=self,
+        )
 
     def every(self, name: str, interval_ms: int, work: Callable[[], object]) -> None:
         """Run `work` every `interval_ms` on the loop until the broker stops (periodic housekeeping)."""
@@ -134,7 +133,8 @@ class Broker:
         self._stopped = asyncio.Event()
         self._logs = LogManager(self.config.data_dir, self.config.explicit_properties())
         self.producer_ids = ProducerIdManager(self.config.data_dir)
-        self._logs.on_append.append(self._on_append)
+        self._logs.on_append.append(self.fetches.wake)
+        self.services = self._build_services(self._logs)
         self.timer.attach_loop(loop)
         offsets_config = OffsetsConfig.from_broker(self.config)
         self.offsets = OffsetsManager(self._logs, offsets_config, self.clock, wall_clock_ms)

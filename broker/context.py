@@ -1,4 +1,4 @@
-"""What a handler is given for one request: the broker, the parsed header and the peer."""
+"""What a handler is given for one request: the broker's narrow services, the parsed header and the peer."""
 
 from __future__ import annotations
 
@@ -10,18 +10,47 @@ from kafkito.protocol.codec import RequestHeader, build_response
 if TYPE_CHECKING:
     from kafkito.broker.app import Broker
     from kafkito.broker.coordinator import GroupCoordinator
+    from kafkito.broker.producer_ids import ProducerIdManager
+    from kafkito.broker.services import BrokerConfigs, Cluster, Fetches, Services, Topics
 
 
 @dataclass(slots=True)
 class RequestContext:
-    broker: Broker
+    """Built per request (three slots: cheap); the services themselves are built once by the Broker."""
+
+    services: Services
     header: RequestHeader
     peer_host: str
 
     @property
+    def cluster(self) -> Cluster:
+        return self.services.cluster
+
+    @property
+    def topics(self) -> Topics:
+        return self.services.topics
+
+    @property
+    def fetches(self) -> Fetches:
+        return self.services.fetches
+
+    @property
+    def configs(self) -> BrokerConfigs:
+        return self.services.configs
+
+    @property
+    def producer_ids(self) -> ProducerIdManager:
+        return self.services.producer_ids
+
+    @property
     def groups(self) -> GroupCoordinator:
-        """The group coordinator (group handlers use this, not `broker.coordinator`)."""
-        return self.broker.coordinator
+        """The group coordinator (the group handlers' one service)."""
+        return self.services.groups
+
+    @property
+    def broker(self) -> Broker:
+        """Transitional, for group handlers not yet on `groups`/`topics`/`cluster`; goes away with them."""
+        return self.services.broker
 
     @property
     def version(self) -> int:

@@ -114,7 +114,7 @@ def dispatch(broker: Broker, frame: bytes, peer_host: str) -> Reply | Awaitable[
             client_id=header.client_id,
             peer=peer_host,
         )
-    result = handler.handle(RequestContext(broker, header, peer_host), request)
+    result = handler.handle(RequestContext(broker.services, header, peer_host), request)
     if result is None:
         return None
     if isinstance(result, bytes):

@@ -5,11 +5,18 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from kafkito.broker.log.errors import LogError, OffsetOutOfRange
-from kafkito.broker.log.manager import LogManager
+from kafkito.broker.log.partition_log import PartitionLog
 from kafkito.protocol.errors import ErrorCode
 from kafkito.purgatory import DelayedOperation
+
+
+class PartitionLogs(Protocol):
+    """Where a fetch reads from: the LogManager, or the handlers' `Topics` service over it."""
+
+    def get_log(self, topic: str, partition: int) -> PartitionLog: ...
 
 
 @dataclass(slots=True)
@@ -39,7 +46,7 @@ class FetchResult:
     has_error: bool = False
 
 
-def read_partitions(logs: LogManager, wanted: list[PartitionFetch], max_bytes: int) -> FetchResult:
+def read_partitions(logs: PartitionLogs, wanted: list[PartitionFetch], max_bytes: int) -> FetchResult:
     """Read the partitions in order within the partition and request byte limits.
 
     As in Kafka, the first batch of the first partition with data is returned whole even when it
@@ -75,7 +82,7 @@ def read_partitions(logs: LogManager, wanted: list[PartitionFetch], max_bytes: i
     return result
 
 
-def has_new_data(logs: LogManager, wanted: list[PartitionFetch]) -> bool:
+def has_new_data(logs: PartitionLogs, wanted: list[PartitionFetch]) -> bool:
     for p in wanted:
         try:
             plog = logs.get_log(p.topic, p.partition)
@@ -95,7 +102,7 @@ class DelayedFetch(DelayedOperation):
     def __init__(
         self,
         delay_ms: int,
-        logs: LogManager,
+        logs: PartitionLogs,
         wanted: list[PartitionFetch],
         min_bytes: int,
         max_bytes: int,

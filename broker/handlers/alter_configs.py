@@ -5,39 +5,45 @@ v1 no change; v2 flexible.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from functools import partial
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
-from kafkito.broker.handlers.describe_configs import TOPIC
-from kafkito.broker.log.errors import LogError
-from kafkito.protocol.errors import ErrorCode
+from kafkito.broker.handlers.config_resources import TOPIC, InvalidResource, resource_result
 
 API_KEY = 33
 VERSIONS = (0, 2)
 
 
-def _alter(ctx: RequestContext, resource: Any, validate_only: bool) -> dict[str, Any]:
-    out: dict[str, Any] = dict(
-        error_code=ErrorCode.NONE,
-        error_message=None,
-        resource_type=resource.resource_type,
-        resource_name=resource.resource_name,
-    )
+class AlterableConfig(Protocol):
+    name: str
+    value: str | None
+
+
+class AlterConfigsResource(Protocol):
+    resource_type: int
+    resource_name: str
+    configs: Sequence[AlterableConfig]
+
+
+class AlterConfigsRequest(Protocol):
+    """The fields of kafka-python's AlterConfigsRequest this handler reads."""
+
+    resources: Sequence[AlterConfigsResource]
+    validate_only: bool
+
+
+def _alter(ctx: RequestContext, resource: AlterConfigsResource, validate_only: bool) -> None:
     if resource.resource_type != TOPIC:
-        out.update(
-            error_code=ErrorCode.INVALID_REQUEST, error_message="only topic configs can be altered here"
-        )
-        return out
+        raise InvalidResource("only topic configs can be altered here")
     configs = {c.name: c.value or "" for c in resource.configs}
-    try:
-        ctx.broker.logs.replace_topic_config(resource.resource_name, configs, validate_only=validate_only)
-    except LogError as exc:
-        out.update(error_code=exc.code, error_message=exc.message or None)
-    return out
+    ctx.topics.replace_config(resource.resource_name, configs, validate_only=validate_only)
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+def handle(ctx: RequestContext, request: AlterConfigsRequest) -> Any:
     validate_only = bool(request.validate_only)
     return ctx.response(
-        throttle_time_ms=0, responses=[_alter(ctx, r, validate_only) for r in request.resources]
+        throttle_time_ms=0,
+        responses=[resource_result(r, partial(_alter, ctx, r, validate_only))[0] for r in request.resources],
     )

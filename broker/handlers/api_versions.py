@@ -6,7 +6,7 @@ A request of a version we do not know is answered by dispatch as v0 with UNSUPPO
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.protocol.errors import ErrorCode
@@ -30,7 +30,14 @@ def api_keys() -> list[dict[str, int]]:
     ]
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+class ApiVersionsRequest(Protocol):
+    """The fields of kafka-python's ApiVersionsRequest this handler reads."""
+
+    client_software_name: str | None  # v3+
+    client_software_version: str | None  # v3+
+
+
+def handle(ctx: RequestContext, request: ApiVersionsRequest) -> Any:
     error = ErrorCode.NONE
     if ctx.version >= 3:
         name = request.client_software_name or ""

@@ -5,7 +5,8 @@ v1 no change; v2 flexible; v3 no change.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.log.errors import LogError
@@ -15,14 +16,27 @@ API_KEY = 37
 VERSIONS = (0, 3)
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
-    logs = ctx.broker.logs
+class CreatePartitionsTopic(Protocol):
+    name: str
+    count: int
+    assignments: Sequence[object] | None
+
+
+class CreatePartitionsRequest(Protocol):
+    """The fields of kafka-python's CreatePartitionsRequest this handler reads."""
+
+    topics: Sequence[CreatePartitionsTopic]
+    validate_only: bool
+
+
+def handle(ctx: RequestContext, request: CreatePartitionsRequest) -> Any:
+    topics = ctx.topics
     results = []
     for t in request.topics:
         try:
             if t.assignments:
                 raise _ManualAssignment()
-            logs.create_partitions(t.name, t.count, validate_only=bool(request.validate_only))
+            topics.add_partitions(t.name, t.count, validate_only=bool(request.validate_only))
         except LogError as exc:
             results.append(dict(name=t.name, error_code=exc.code, error_message=exc.message or None))
             continue

@@ -6,7 +6,8 @@ v5 flexible + the created topic's configs in the response; v7 topic ids.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.log.errors import LogError
@@ -14,6 +15,26 @@ from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 19
 VERSIONS = (2, 7)
+
+
+class CreatableTopicConfig(Protocol):
+    name: str
+    value: str | None
+
+
+class CreatableTopic(Protocol):
+    name: str
+    num_partitions: int
+    replication_factor: int
+    assignments: Sequence[object]
+    configs: Sequence[CreatableTopicConfig]
+
+
+class CreateTopicsRequest(Protocol):
+    """The fields of kafka-python's CreateTopicsRequest this handler reads."""
+
+    topics: Sequence[CreatableTopic]
+    validate_only: bool
 
 
 def _result(name: str, error: ErrorCode, message: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -30,8 +51,8 @@ def _result(name: str, error: ErrorCode, message: str | None = None, **extra: An
     return out
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
-    logs = ctx.broker.logs
+def handle(ctx: RequestContext, request: CreateTopicsRequest) -> Any:
+    topics = ctx.topics
     seen: dict[str, int] = {}
     for t in request.topics:
         seen[t.name] = seen.get(t.name, 0) + 1
@@ -46,14 +67,14 @@ def handle(ctx: RequestContext, request: Any) -> Any:
             )
             continue
         try:
-            info = logs.create_topic(
+            info = topics.create(
                 t.name,
                 t.num_partitions,
                 t.replication_factor,
                 {c.name: c.value for c in t.configs},
                 validate_only=bool(request.validate_only),
             )
-            entries = logs.describe_topic_config(t.name) if not request.validate_only else []
+            entries = topics.describe_config(t.name) if not request.validate_only else []
         except LogError as exc:
             results.append(_result(t.name, exc.code, exc.message or None))
             continue

@@ -5,7 +5,8 @@ v1 no change; v2 flexible.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.log.errors import LogError
@@ -15,15 +16,31 @@ API_KEY = 21
 VERSIONS = (0, 2)
 
 
+class DeleteRecordsPartition(Protocol):
+    partition_index: int
+    offset: int
+
+
+class DeleteRecordsTopic(Protocol):
+    name: str
+    partitions: Sequence[DeleteRecordsPartition]
+
+
+class DeleteRecordsRequest(Protocol):
+    """The fields of kafka-python's DeleteRecordsRequest this handler reads."""
+
+    topics: Sequence[DeleteRecordsTopic]
+
+
 def _delete(ctx: RequestContext, topic: str, partition: int, offset: int) -> dict[str, Any]:
     try:
-        low = ctx.broker.logs.get_log(topic, partition).delete_records(offset)
+        low = ctx.topics.get_log(topic, partition).delete_records(offset)
     except LogError as exc:
         return dict(partition_index=partition, low_watermark=-1, error_code=exc.code)
     return dict(partition_index=partition, low_watermark=low, error_code=ErrorCode.NONE)
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+def handle(ctx: RequestContext, request: DeleteRecordsRequest) -> Any:
     topics = [
         dict(
             name=t.name, partitions=[_delete(ctx, t.name, p.partition_index, p.offset) for p in t.partitions]

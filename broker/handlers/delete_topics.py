@@ -5,7 +5,9 @@ v1 throttle time; v4 flexible; v5 error messages; v6 topics by name or id.
 
 from __future__ import annotations
 
-from typing import Any
+import uuid
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.log.errors import LogError
@@ -17,16 +19,28 @@ VERSIONS = (1, 6)
 _INTERNAL = frozenset({"__consumer_offsets", "__transaction_state"})
 
 
-def _delete(ctx: RequestContext, name: str | None, topic_id: Any) -> dict[str, Any]:
-    logs = ctx.broker.logs
+class DeleteTopicState(Protocol):
+    name: str | None
+    topic_id: uuid.UUID
+
+
+class DeleteTopicsRequest(Protocol):
+    """The fields of kafka-python's DeleteTopicsRequest this handler reads."""
+
+    topic_names: Sequence[str]  # up to v5
+    topics: Sequence[DeleteTopicState]  # v6+
+
+
+def _delete(ctx: RequestContext, name: str | None, topic_id: uuid.UUID | None) -> dict[str, Any]:
+    topics = ctx.topics
     if name is None:
-        info = logs.topic_by_id(topic_id) if topic_id is not None else None
+        info = topics.get_by_id(topic_id) if topic_id is not None else None
         if info is None:
             return dict(
                 name=None, topic_id=topic_id, error_code=ErrorCode.UNKNOWN_TOPIC_ID, error_message=None
             )
         name = info.name
-    if not ctx.broker.config.delete_topic_enable:
+    if not ctx.configs.config.delete_topic_enable:
         return dict(
             name=name, topic_id=topic_id, error_code=ErrorCode.TOPIC_DELETION_DISABLED, error_message=None
         )
@@ -38,14 +52,14 @@ def _delete(ctx: RequestContext, name: str | None, topic_id: Any) -> dict[str, A
             error_message="internal topics cannot be deleted",
         )
     try:
-        info = logs.delete_topic(name)
+        info = topics.delete(name)
     except LogError as exc:
         return dict(name=name, topic_id=topic_id, error_code=exc.code, error_message=exc.message or None)
-    ctx.broker.on_topic_deleted(info)
     return dict(name=name, topic_id=info.topic_id, error_code=ErrorCode.NONE, error_message=None)
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+def handle(ctx: RequestContext, request: DeleteTopicsRequest) -> Any:
+    wanted: list[tuple[str | None, uuid.UUID | None]]
     if ctx.version >= 6:
         wanted = [(t.name, t.topic_id if t.name is None else None) for t in request.topics]
     else:

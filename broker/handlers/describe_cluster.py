@@ -5,7 +5,7 @@ v1 endpoint type; v2 fenced brokers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.protocol.errors import ErrorCode
@@ -16,16 +16,22 @@ VERSIONS = (0, 1)
 _BROKERS_ENDPOINT = 1
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
-    broker = ctx.broker
-    host, port = broker.advertised
+class DescribeClusterRequest(Protocol):
+    """The fields of kafka-python's DescribeClusterRequest this handler reads."""
+
+    endpoint_type: int  # v1+
+
+
+def handle(ctx: RequestContext, request: DescribeClusterRequest) -> Any:
+    cluster = ctx.cluster
+    host, port = cluster.advertised
     if ctx.version >= 1 and request.endpoint_type not in (0, _BROKERS_ENDPOINT):
         return ctx.response(
             throttle_time_ms=0,
             error_code=ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
             error_message="only broker endpoints are served",
             endpoint_type=request.endpoint_type,
-            cluster_id=broker.cluster_id,
+            cluster_id=cluster.cluster_id,
             controller_id=-1,
             brokers=[],
         )
@@ -34,7 +40,7 @@ def handle(ctx: RequestContext, request: Any) -> Any:
         error_code=ErrorCode.NONE,
         error_message=None,
         endpoint_type=_BROKERS_ENDPOINT,
-        cluster_id=broker.cluster_id,
-        controller_id=broker.config.node_id,
-        brokers=[dict(broker_id=broker.config.node_id, host=host, port=port, rack=None)],
+        cluster_id=cluster.cluster_id,
+        controller_id=cluster.controller_id,
+        brokers=[dict(broker_id=cluster.node_id, host=host, port=port, rack=None)],
     )

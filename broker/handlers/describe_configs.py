@@ -5,23 +5,39 @@ v1 synonyms + config source; v2 no change; v3 config type + documentation; v4 fl
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from functools import partial
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
-from kafkito.broker.log.errors import LogError
-from kafkito.protocol.errors import ErrorCode
+from kafkito.broker.handlers.config_resources import (
+    BROKER,
+    BROKER_LOGGER,
+    TOPIC,
+    InvalidResource,
+    check_broker_name,
+    resource_result,
+)
 
 API_KEY = 32
 VERSIONS = (1, 4)
-
-TOPIC = 2
-BROKER = 4
-BROKER_LOGGER = 8
 
 _STATIC_BROKER_CONFIG = 4
 _DYNAMIC_BROKER_CONFIG = 2
 _DEFAULT_CONFIG = 5
 _STRING = 2
+
+
+class DescribeConfigsResource(Protocol):
+    resource_type: int
+    resource_name: str
+    configuration_keys: Sequence[str] | None  # None: every config
+
+
+class DescribeConfigsRequest(Protocol):
+    """The fields of kafka-python's DescribeConfigsRequest this handler reads."""
+
+    resources: Sequence[DescribeConfigsResource]
 
 
 def _row(name: str, value: str | None, source: int, config_type: int) -> dict[str, Any]:
@@ -39,16 +55,15 @@ def _row(name: str, value: str | None, source: int, config_type: int) -> dict[st
 
 
 def _topic_rows(ctx: RequestContext, name: str) -> list[dict[str, Any]]:
-    return [
-        _row(e.name, e.value, int(e.source), int(e.type)) for e in ctx.broker.logs.describe_topic_config(name)
-    ]
+    return [_row(e.name, e.value, int(e.source), int(e.type)) for e in ctx.topics.describe_config(name)]
 
 
 def _broker_rows(ctx: RequestContext) -> list[dict[str, Any]]:
-    dynamic = ctx.broker.dynamic_configs
-    explicit = ctx.broker.config.explicit
+    configs = ctx.configs
+    dynamic = configs.dynamic
+    explicit = configs.config.explicit
     rows = []
-    for name, value in sorted(ctx.broker.config.to_properties().items()):
+    for name, value in sorted(configs.config.to_properties().items()):
         if value is None:
             continue
         if name in dynamic:
@@ -62,42 +77,26 @@ def _broker_rows(ctx: RequestContext) -> list[dict[str, Any]]:
     return rows
 
 
-def _describe(ctx: RequestContext, resource: Any) -> dict[str, Any]:
-    out: dict[str, Any] = dict(
-        error_code=ErrorCode.NONE,
-        error_message=None,
-        resource_type=resource.resource_type,
-        resource_name=resource.resource_name,
-        configs=[],
-    )
-    try:
-        if resource.resource_type == TOPIC:
-            rows = _topic_rows(ctx, resource.resource_name)
-        elif resource.resource_type == BROKER:
-            if resource.resource_name not in ("", str(ctx.broker.config.node_id)):
-                raise _Invalid(f"unexpected broker id {resource.resource_name!r}")
-            rows = _broker_rows(ctx)
-        elif resource.resource_type == BROKER_LOGGER:
-            rows = []
-        else:
-            raise _Invalid(f"unsupported resource type {resource.resource_type}")
-    except LogError as exc:
-        out.update(error_code=exc.code, error_message=exc.message or None)
-        return out
-    except _Invalid as exc:
-        out.update(error_code=ErrorCode.INVALID_REQUEST, error_message=str(exc))
-        return out
+def _rows(ctx: RequestContext, resource: DescribeConfigsResource) -> list[dict[str, Any]]:
+    if resource.resource_type == TOPIC:
+        return _topic_rows(ctx, resource.resource_name)
+    if resource.resource_type == BROKER:
+        check_broker_name(resource.resource_name, ctx.cluster.node_id)
+        return _broker_rows(ctx)
+    if resource.resource_type == BROKER_LOGGER:
+        return []
+    raise InvalidResource(f"unsupported resource type {resource.resource_type}")
+
+
+def _describe(ctx: RequestContext, resource: DescribeConfigsResource) -> dict[str, Any]:
+    out, rows = resource_result(resource, partial(_rows, ctx, resource))
     keys = resource.configuration_keys
-    if keys is not None:
+    if rows is not None and keys is not None:
         wanted = set(keys)
         rows = [r for r in rows if r["name"] in wanted]
-    out["configs"] = rows
+    out["configs"] = rows or []
     return out
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+def handle(ctx: RequestContext, request: DescribeConfigsRequest) -> Any:
     return ctx.response(throttle_time_ms=0, results=[_describe(ctx, r) for r in request.resources])
-
-
-class _Invalid(Exception):
-    pass

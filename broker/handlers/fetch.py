@@ -9,7 +9,9 @@ The response is struct-encoded (broker/fetch_response.py): it carries nearly eve
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import uuid
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.fetch_response import PartitionAnswer, TopicAnswer, encode_fetch_response
@@ -22,17 +24,38 @@ VERSIONS = (4, 17)
 _UNBOUNDED = 0x7FFFFFFF
 
 
-def _wanted(ctx: RequestContext, request: Any) -> list[PartitionFetch]:
-    logs = ctx.broker.logs
+class FetchPartition(Protocol):
+    partition: int
+    fetch_offset: int
+    partition_max_bytes: int
+
+
+class FetchTopic(Protocol):
+    topic: str  # up to v12
+    topic_id: uuid.UUID  # from v13 (below it kafka-python leaves None, only carried along)
+    partitions: Sequence[FetchPartition]
+
+
+class FetchRequest(Protocol):
+    """The fields of kafka-python's FetchRequest this handler reads."""
+
+    max_wait_ms: int
+    min_bytes: int
+    max_bytes: int
+    topics: Sequence[FetchTopic]
+
+
+def _wanted(ctx: RequestContext, request: FetchRequest) -> list[PartitionFetch]:
+    topics = ctx.topics
     by_id = ctx.version >= 13
     wanted: list[PartitionFetch] = []
     for t in request.topics:
         if by_id:
-            info = logs.topic_by_id(t.topic_id)
+            info = topics.get_by_id(t.topic_id)
             name = info.name if info else ""
             missing = ErrorCode.UNKNOWN_TOPIC_ID
         else:
-            info = logs.topic(t.topic)
+            info = topics.get(t.topic)
             name = t.topic
             missing = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         for p in t.partitions:
@@ -64,16 +87,16 @@ def _response(ctx: RequestContext, wanted: list[PartitionFetch], result: FetchRe
     return encode_fetch_response(ctx.version, 0, topics)
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
-    logs = ctx.broker.logs
+def handle(ctx: RequestContext, request: FetchRequest) -> Any:
+    topics = ctx.topics
     wanted = _wanted(ctx, request)
     max_bytes = request.max_bytes if request.max_bytes > 0 else _UNBOUNDED
-    result = read_partitions(logs, wanted, max_bytes)
+    result = read_partitions(topics, wanted, max_bytes)
     if request.max_wait_ms <= 0 or not wanted or result.has_error or result.total_bytes >= request.min_bytes:
         return _response(ctx, wanted, result)
     done: asyncio.Future[FetchResult] = asyncio.get_running_loop().create_future()
-    op = DelayedFetch(request.max_wait_ms, logs, wanted, request.min_bytes, max_bytes, done)
-    ctx.broker.fetch_purgatory.try_complete_else_watch(op, {(p.topic, p.partition) for p in wanted})
+    op = DelayedFetch(request.max_wait_ms, topics, wanted, request.min_bytes, max_bytes, done)
+    ctx.fetches.park(op, {(p.topic, p.partition) for p in wanted})
     return _await_response(ctx, wanted, done)
 
 

@@ -5,13 +5,19 @@ v1 flexible.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from functools import partial
+from typing import Any, Protocol
 
 from kafkito.broker.config import ConfigError
 from kafkito.broker.context import RequestContext
-from kafkito.broker.handlers.describe_configs import BROKER, TOPIC
-from kafkito.broker.log.errors import LogError
-from kafkito.protocol.errors import ErrorCode
+from kafkito.broker.handlers.config_resources import (
+    BROKER,
+    TOPIC,
+    InvalidResource,
+    check_broker_name,
+    resource_result,
+)
 
 API_KEY = 44
 VERSIONS = (0, 1)
@@ -19,9 +25,30 @@ VERSIONS = (0, 1)
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 
 
-def _alter_topic(ctx: RequestContext, name: str, configs: Any, validate_only: bool) -> None:
-    logs = ctx.broker.logs
-    current = {e.name: e.value for e in logs.describe_topic_config(name)}
+class AlterableConfig(Protocol):
+    name: str
+    config_operation: int
+    value: str | None
+
+
+class AlterConfigsResource(Protocol):
+    resource_type: int
+    resource_name: str
+    configs: Sequence[AlterableConfig]
+
+
+class IncrementalAlterConfigsRequest(Protocol):
+    """The fields of kafka-python's IncrementalAlterConfigsRequest this handler reads."""
+
+    resources: Sequence[AlterConfigsResource]
+    validate_only: bool
+
+
+def _alter_topic(
+    ctx: RequestContext, name: str, configs: Sequence[AlterableConfig], validate_only: bool
+) -> None:
+    topics = ctx.topics
+    current = {e.name: e.value for e in topics.describe_config(name)}
     to_set: dict[str, str] = {}
     to_delete: list[str] = []
     for c in configs:
@@ -39,54 +66,37 @@ def _alter_topic(ctx: RequestContext, name: str, configs: Any, validate_only: bo
                 items = [v for v in items if v not in given]
             to_set[c.name] = ",".join(items)
         else:
-            raise _Invalid(f"unknown config operation {op}")
-    logs.alter_topic_config(name, to_set, to_delete, validate_only=validate_only)
+            raise InvalidResource(f"unknown config operation {op}")
+    topics.alter_config(name, to_set, to_delete, validate_only=validate_only)
 
 
-def _alter_broker(ctx: RequestContext, name: str, configs: Any, validate_only: bool) -> None:
-    if name not in ("", str(ctx.broker.config.node_id)):
-        raise _Invalid(f"unexpected broker id {name!r}")
+def _alter_broker(
+    ctx: RequestContext, name: str, configs: Sequence[AlterableConfig], validate_only: bool
+) -> None:
+    check_broker_name(name, ctx.cluster.node_id)
     for c in configs:
         if c.config_operation != SET:
-            raise _Invalid("only SET is supported for broker configs")
+            raise InvalidResource("only SET is supported for broker configs")
     if validate_only:
         return
-    for c in configs:
-        try:
-            ctx.broker.config.set(c.name, c.value or "")
-        except ConfigError as exc:
-            raise _Invalid(str(exc)) from exc
-        ctx.broker.dynamic_configs[c.name] = c.value or ""
-    ctx.broker.logs.update_broker_config(ctx.broker.config.explicit_properties())
-
-
-def _alter(ctx: RequestContext, resource: Any, validate_only: bool) -> dict[str, Any]:
-    out: dict[str, Any] = dict(
-        error_code=ErrorCode.NONE,
-        error_message=None,
-        resource_type=resource.resource_type,
-        resource_name=resource.resource_name,
-    )
     try:
-        if resource.resource_type == TOPIC:
-            _alter_topic(ctx, resource.resource_name, resource.configs, validate_only)
-        elif resource.resource_type == BROKER:
-            _alter_broker(ctx, resource.resource_name, resource.configs, validate_only)
-        else:
-            raise _Invalid(f"unsupported resource type {resource.resource_type}")
-    except LogError as exc:
-        out.update(error_code=exc.code, error_message=exc.message or None)
-    except _Invalid as exc:
-        out.update(error_code=ErrorCode.INVALID_REQUEST, error_message=str(exc))
-    return out
+        ctx.configs.set_dynamic((c.name, c.value or "") for c in configs)
+    except ConfigError as exc:
+        raise InvalidResource(str(exc)) from exc
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+def _alter(ctx: RequestContext, resource: AlterConfigsResource, validate_only: bool) -> None:
+    if resource.resource_type == TOPIC:
+        _alter_topic(ctx, resource.resource_name, resource.configs, validate_only)
+    elif resource.resource_type == BROKER:
+        _alter_broker(ctx, resource.resource_name, resource.configs, validate_only)
+    else:
+        raise InvalidResource(f"unsupported resource type {resource.resource_type}")
+
+
+def handle(ctx: RequestContext, request: IncrementalAlterConfigsRequest) -> Any:
     validate_only = bool(request.validate_only)
     return ctx.response(
-        throttle_time_ms=0, responses=[_alter(ctx, r, validate_only) for r in request.resources]
+        throttle_time_ms=0,
+        responses=[resource_result(r, partial(_alter, ctx, r, validate_only))[0] for r in request.resources],
     )
-
-
-class _Invalid(Exception):
-    pass

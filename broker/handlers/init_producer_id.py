@@ -6,7 +6,7 @@ v5 PRODUCER_FENCED instead of INVALID_PRODUCER_EPOCH.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.protocol.errors import ErrorCode
@@ -17,7 +17,15 @@ VERSIONS = (0, 5)
 _MAX_EPOCH = 32767
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+class InitProducerIdRequest(Protocol):
+    """The fields of kafka-python's InitProducerIdRequest this handler reads."""
+
+    transactional_id: str | None
+    producer_id: int  # v3+
+    producer_epoch: int  # v3+
+
+
+def handle(ctx: RequestContext, request: InitProducerIdRequest) -> Any:
     if request.transactional_id is not None:
         return ctx.response(
             throttle_time_ms=0,
@@ -25,7 +33,7 @@ def handle(ctx: RequestContext, request: Any) -> Any:
             producer_id=-1,
             producer_epoch=-1,
         )
-    ids = ctx.broker.producer_ids
+    ids = ctx.producer_ids
     producer_id, epoch = -1, -1
     if ctx.version >= 3:
         producer_id, epoch = request.producer_id, request.producer_epoch

@@ -6,7 +6,8 @@ v8 earliest local (-4) (the same as earliest here); v9 last tiered (-5); v10 tim
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.log.errors import LogError
@@ -21,11 +22,27 @@ MAX_TIMESTAMP = -3
 EARLIEST_LOCAL = -4
 
 
+class ListOffsetsPartition(Protocol):
+    partition_index: int
+    timestamp: int
+
+
+class ListOffsetsTopic(Protocol):
+    name: str
+    partitions: Sequence[ListOffsetsPartition]
+
+
+class ListOffsetsRequest(Protocol):
+    """The fields of kafka-python's ListOffsetsRequest this handler reads."""
+
+    topics: Sequence[ListOffsetsTopic]
+
+
 def _lookup(ctx: RequestContext, topic: str, partition: int, timestamp: int) -> dict[str, Any]:
     out: dict[str, Any] = dict(partition_index=partition, error_code=ErrorCode.NONE, timestamp=-1, offset=-1)
     out["leader_epoch"] = 0
     try:
-        plog = ctx.broker.logs.get_log(topic, partition)
+        plog = ctx.topics.get_log(topic, partition)
     except LogError as exc:
         out["error_code"] = exc.code
         return out
@@ -46,7 +63,7 @@ def _lookup(ctx: RequestContext, topic: str, partition: int, timestamp: int) -> 
     return out
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+def handle(ctx: RequestContext, request: ListOffsetsRequest) -> Any:
     topics = [
         dict(
             name=t.name,

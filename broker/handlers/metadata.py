@@ -7,7 +7,9 @@ v9 flexible; v10 topic ids; v11 drops cluster authorized operations; v12 null to
 
 from __future__ import annotations
 
-from typing import Any
+import uuid
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.log.errors import LogError
@@ -19,6 +21,18 @@ VERSIONS = (0, 12)
 
 OFFSETS_TOPIC = "__consumer_offsets"
 INTERNAL_TOPICS = frozenset({OFFSETS_TOPIC, "__transaction_state"})
+
+
+class MetadataTopic(Protocol):
+    name: str | None  # None (v12+): by id
+    topic_id: uuid.UUID  # v10+
+
+
+class MetadataRequest(Protocol):
+    """The fields of kafka-python's MetadataRequest this handler reads."""
+
+    topics: Sequence[MetadataTopic] | None  # None (v1+): every topic
+    allow_auto_topic_creation: bool  # v4+
 
 
 def _topic_entry(info: TopicInfo, node_id: int) -> dict[str, Any]:
@@ -47,32 +61,31 @@ def _error_entry(name: str | None, code: ErrorCode, topic_id: Any = None) -> dic
     return dict(error_code=code, name=name, topic_id=topic_id, is_internal=False, partitions=[])
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
-    broker = ctx.broker
-    config = broker.config
-    node_id = config.node_id
-    host, port = broker.advertised
-    logs = broker.logs
+def handle(ctx: RequestContext, request: MetadataRequest) -> Any:
+    cluster = ctx.cluster
+    node_id = cluster.node_id
+    host, port = cluster.advertised
+    topics = ctx.topics
     wanted = request.topics
     if ctx.version == 0 and not wanted:
         wanted = None  # v0: an empty list means every topic
     entries: list[dict[str, Any]] = []
     if wanted is None:
-        entries = [_topic_entry(t, node_id) for t in logs.topics() if t.name != OFFSETS_TOPIC]
+        entries = [_topic_entry(t, node_id) for t in topics.all() if t.name != OFFSETS_TOPIC]
     else:
-        allow_auto = config.auto_create_topics_enable and (
+        allow_auto = ctx.configs.config.auto_create_topics_enable and (
             ctx.version < 4 or request.allow_auto_topic_creation
         )
         for t in wanted:
             name = t.name
             if name is None:
-                info = logs.topic_by_id(t.topic_id)
+                info = topics.get_by_id(t.topic_id)
                 if info is None:
                     entries.append(_error_entry(None, ErrorCode.UNKNOWN_TOPIC_ID, t.topic_id))
                 else:
                     entries.append(_topic_entry(info, node_id))
                 continue
-            info = logs.topic(name)
+            info = topics.get(name)
             if info is None:
                 try:
                     validate_topic_name(name)
@@ -83,7 +96,7 @@ def handle(ctx: RequestContext, request: Any) -> Any:
                     entries.append(_error_entry(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
                     continue
                 try:
-                    info = broker.auto_create_topic(name)
+                    info = topics.auto_create(name)
                 except LogError as exc:
                     entries.append(_error_entry(name, exc.code))
                     continue
@@ -91,7 +104,7 @@ def handle(ctx: RequestContext, request: Any) -> Any:
     return ctx.response(
         throttle_time_ms=0,
         brokers=[dict(node_id=node_id, host=host, port=port, rack=None)],
-        cluster_id=broker.cluster_id,
-        controller_id=node_id,
+        cluster_id=cluster.cluster_id,
+        controller_id=cluster.controller_id,
         topics=entries,
     )

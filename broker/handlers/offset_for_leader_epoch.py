@@ -5,7 +5,8 @@ v2 current leader epoch; v3 replica id; v4 flexible.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.log.errors import LogError
@@ -17,12 +18,29 @@ VERSIONS = (2, 4)
 LEADER_EPOCH = 0
 
 
-def _end_offset(ctx: RequestContext, topic: str, p: Any) -> dict[str, Any]:
+class EpochPartition(Protocol):
+    partition: int
+    current_leader_epoch: int
+    leader_epoch: int
+
+
+class EpochTopic(Protocol):
+    topic: str
+    partitions: Sequence[EpochPartition]
+
+
+class OffsetForLeaderEpochRequest(Protocol):
+    """The fields of kafka-python's OffsetForLeaderEpochRequest this handler reads."""
+
+    topics: Sequence[EpochTopic]
+
+
+def _end_offset(ctx: RequestContext, topic: str, p: EpochPartition) -> dict[str, Any]:
     out: dict[str, Any] = dict(
         error_code=ErrorCode.NONE, partition=p.partition, leader_epoch=-1, end_offset=-1
     )
     try:
-        plog = ctx.broker.logs.get_log(topic, p.partition)
+        plog = ctx.topics.get_log(topic, p.partition)
     except LogError as exc:
         out["error_code"] = exc.code
         return out
@@ -33,7 +51,7 @@ def _end_offset(ctx: RequestContext, topic: str, p: Any) -> dict[str, Any]:
     return out
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+def handle(ctx: RequestContext, request: OffsetForLeaderEpochRequest) -> Any:
     topics = [
         dict(topic=t.topic, partitions=[_end_offset(ctx, t.topic, p) for p in t.partitions])
         for t in request.topics

@@ -7,7 +7,8 @@ acks 0/1/-1 all mean "written to the log file" on a single broker; acks=0 gets n
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.handlers.metadata import INTERNAL_TOPICS
@@ -16,6 +17,24 @@ from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 0
 VERSIONS = (3, 11)
+
+
+class PartitionData(Protocol):
+    index: int
+    records: bytes | None
+
+
+class TopicData(Protocol):
+    name: str
+    partition_data: Sequence[PartitionData]
+
+
+class ProduceRequest(Protocol):
+    """The fields of kafka-python's ProduceRequest this handler reads."""
+
+    acks: int
+    transactional_id: str | None
+    topic_data: Sequence[TopicData]
 
 
 def _partition_response(
@@ -34,8 +53,8 @@ def _partition_response(
     return out
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
-    logs = ctx.broker.logs
+def handle(ctx: RequestContext, request: ProduceRequest) -> Any:
+    get_log = ctx.topics.get_log
     acks = request.acks
     topics: list[dict[str, Any]] = []
     for t in request.topic_data:
@@ -62,7 +81,7 @@ def handle(ctx: RequestContext, request: Any) -> Any:
                 )
                 continue
             try:
-                plog = logs.get_log(name, p.index)
+                plog = get_log(name, p.index)
                 info = plog.append(p.records or b"")
             except LogError as exc:
                 parts.append(_partition_response(p.index, exc.code, exc.message or None))

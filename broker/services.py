@@ -1,0 +1,175 @@
+"""The narrow services a request handler sees, built once by the Broker (never per request).
+
+A handler reaches the broker only through these: the cluster's identity, the topics and their
+partition logs, parked fetches, the broker's configuration, producer ids and the group coordinator.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import structlog
+
+from kafkito.broker.config import Config
+from kafkito.broker.coordinator import GroupCoordinator
+from kafkito.broker.fetch_wait import DelayedFetch
+from kafkito.broker.log.config import ConfigEntry
+from kafkito.broker.log.manager import LogManager, TopicInfo
+from kafkito.broker.log.partition_log import PartitionLog
+from kafkito.broker.producer_ids import ProducerIdManager
+from kafkito.purgatory import Purgatory
+
+if TYPE_CHECKING:
+    from kafkito.broker.app import Broker
+
+log = structlog.get_logger("kafkito.broker")
+
+
+class Cluster:
+    """This broker's identity as clients see it: node id, cluster id, advertised endpoint, controller."""
+
+    __slots__ = ("_bound_port", "_config", "cluster_id")
+
+    def __init__(self, config: Config, cluster_id: str, bound_port: Callable[[], int | None]) -> None:
+        self._config = config
+        self._bound_port = bound_port
+        self.cluster_id = cluster_id
+
+    @property
+    def node_id(self) -> int:
+        return self._config.node_id
+
+    @property
+    def controller_id(self) -> int:
+        """A single broker is its own controller."""
+        return self._config.node_id
+
+    @property
+    def advertised(self) -> tuple[str, int]:
+        """(host, port) clients are told to connect to; read from the config each time (it may change)."""
+        config = self._config
+        host = config.advertised_host or config.host
+        if host in ("0.0.0.0", "", "::"):
+            host = "127.0.0.1"
+        port = config.advertised_port or self._bound_port() or config.port
+        return host, port
+
+
+class Fetches:
+    """Fetches parked until enough data arrives: park one, wake those watching a partition."""
+
+    __slots__ = ("_purgatory",)
+
+    def __init__(self, purgatory: Purgatory[DelayedFetch]) -> None:
+        self._purgatory = purgatory
+
+    def park(self, fetch: DelayedFetch, partitions: Iterable[Hashable]) -> None:
+        """Complete `fetch` now if it can, else watch it on its (topic, partition) keys until done."""
+        self._purgatory.try_complete_else_watch(fetch, partitions)
+
+    def wake(self, topic: str, partition: int) -> None:
+        """Re-check the fetches parked on one partition (after an append, or the partition's deletion)."""
+        self._purgatory.check_and_complete((topic, partition))
+
+
+class Topics:
+    """The topic and partition-log operations handlers need, over the LogManager.
+
+    The lookups are the LogManager's own bound methods (no extra call on the Produce/Fetch paths):
+    `get_log(topic, partition)` raises a LogError for an unknown topic or partition; `get(name)` and
+    `get_by_id(topic_id)` return None for an unknown topic.
+    """
+
+    __slots__ = ("_fetches", "_logs", "get", "get_by_id", "get_log")
+
+    def __init__(self, logs: LogManager, fetches: Fetches) -> None:
+        self._logs = logs
+        self._fetches = fetches
+        self.get_log: Callable[[str, int], PartitionLog] = logs.get_log
+        self.get: Callable[[str], TopicInfo | None] = logs.topic
+        self.get_by_id: Callable[[uuid.UUID], TopicInfo | None] = logs.topic_by_id
+
+    def all(self) -> list[TopicInfo]:
+        return self._logs.topics()
+
+    def create(
+        self,
+        name: str,
+        num_partitions: int = -1,
+        replication_factor: int = -1,
+        configs: Mapping[str, str | None] | None = None,
+        *,
+        validate_only: bool = False,
+    ) -> TopicInfo:
+        """Create (or only validate) a topic; -1 partitions / replication factor take the broker defaults."""
+        return self._logs.create_topic(
+            name, num_partitions, replication_factor, configs, validate_only=validate_only
+        )
+
+    def auto_create(self, name: str) -> TopicInfo:
+        """Create a topic a client asked for by name (auto.create.topics.enable), with the defaults."""
+        info = self._logs.create_topic(name)
+        log.info("topic.auto_created", topic=name, partitions=info.partitions)
+        return info
+
+    def delete(self, name: str) -> TopicInfo:
+        """Delete a topic and its logs; fetches parked on it wake and answer UNKNOWN_TOPIC_OR_PARTITION."""
+        info = self._logs.delete_topic(name)
+        for partition in range(info.partitions):
+            self._fetches.wake(info.name, partition)
+        return info
+
+    def add_partitions(self, name: str, total: int, *, validate_only: bool = False) -> TopicInfo:
+        return self._logs.create_partitions(name, total, validate_only=validate_only)
+
+    def describe_config(self, name: str) -> list[ConfigEntry]:
+        return self._logs.describe_topic_config(name)
+
+    def alter_config(
+        self, name: str, set_: Mapping[str, str], delete: list[str], *, validate_only: bool = False
+    ) -> TopicInfo:
+        """SET/DELETE some of a topic's overrides (IncrementalAlterConfigs)."""
+        return self._logs.alter_topic_config(name, set_, delete, validate_only=validate_only)
+
+    def replace_config(
+        self, name: str, configs: Mapping[str, str], *, validate_only: bool = False
+    ) -> TopicInfo:
+        """The given overrides replace all of the topic's overrides (legacy AlterConfigs)."""
+        return self._logs.replace_topic_config(name, configs, validate_only=validate_only)
+
+
+class BrokerConfigs:
+    """The broker's configuration, and the properties set at run time (in memory only)."""
+
+    __slots__ = ("_logs", "config", "dynamic")
+
+    def __init__(self, config: Config, logs: LogManager) -> None:
+        self.config = config
+        self._logs = logs
+        self.dynamic: dict[str, str] = {}  # set by IncrementalAlterConfigs
+
+    def set_dynamic(self, values: Iterable[tuple[str, str]]) -> None:
+        """Set broker properties in order, then hand the new defaults to the logs.
+
+        Raises ConfigError at the first property that does not exist or parse (those before it stay set).
+        """
+        for name, value in values:
+            self.config.set(name, value)
+            self.dynamic[name] = value
+        self._logs.update_broker_config(self.config.explicit_properties())
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """Everything a handler may use, grouped once per broker; RequestContext exposes each by name."""
+
+    cluster: Cluster
+    topics: Topics
+    fetches: Fetches
+    configs: BrokerConfigs
+    producer_ids: ProducerIdManager
+    groups: GroupCoordinator
+    broker: Broker  # transitional: only for the group handlers not yet on `groups`; goes away with them
