@@ -12,6 +12,7 @@ from typing import Any
 
 from kafkito.broker.log.batch import HEADER_SIZE, MIN_BATCH_LENGTH, batch_crc, parse_header
 from tests.support.brokers import ProcessBroker
+from tests.support.waiting import wait_until
 from tests.support.wire import WireClient
 
 from .clients import (
@@ -207,7 +208,7 @@ def _kafka_python_acks1(bootstrap: str, topic: str, acks: AckLog, stop: threadin
             future.add_callback(lambda md, v=value: acks.add(md.partition, md.offset, v))
             i += 1
             if i % 100 == 0:
-                time.sleep(0.001)  # let the sender thread run
+                time.sleep(0.001)  # a throttle, not a wait: yields the GIL to kafka-python's sender thread
     finally:
         producer.close(timeout=10)
 
@@ -227,9 +228,9 @@ def test_sigkill_under_acks1_load_loses_no_acknowledged_record(broker_process: S
     ]
     for t in producers:
         t.start()
-    deadline = time.monotonic() + DEADLINE_S
-    while min(acks.per_partition(3)) < 5_000 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(
+        lambda: min(acks.per_partition(3)) >= 5_000, DEADLINE_S, "5,000 acknowledged records a partition"
+    )
     p.kill()  # SIGKILL while both producers still have requests in flight
     stop.set()
     for t in producers:

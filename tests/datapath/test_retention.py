@@ -6,17 +6,11 @@ import time
 from collections.abc import Callable
 
 from tests.support.brokers import ThreadBroker
+from tests.support.waiting import wait_until
 
 from .clients import DEADLINE_S, Rec, produce_confluent
 
 SEGMENT = 4096
-
-
-def _wait_for(condition: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + DEADLINE_S
-    while not condition():
-        assert time.monotonic() < deadline, "the broker's retention task never ran"
-        time.sleep(0.05)
 
 
 def _read_from_beginning(broker: ThreadBroker, topic: str, end: int) -> list[tuple[int, int]]:
@@ -58,7 +52,7 @@ def test_retention_bytes_deletes_old_segments_on_the_broker_timer(
     def trimmed() -> bool:
         return bool(broker.call(lambda: logs.get_log("sized", 0).size_bytes <= 12000 + SEGMENT))
 
-    _wait_for(trimmed)
+    wait_until(trimmed, DEADLINE_S, "the broker's retention task to trim the log")
     start, end, segments = broker.call(
         lambda: (lambda p: (p.log_start_offset, p.log_end_offset, len(p.segments)))(logs.get_log("sized", 0))
     )
@@ -81,7 +75,11 @@ def test_retention_ms_deletes_segments_whose_records_are_old(
     produce_confluent(broker.bootstrap, "aged", _batches(12, timestamp=now - 2 * 3_600_000), flush_every=3)
     produce_confluent(broker.bootstrap, "aged", _batches(12, timestamp=now), flush_every=3)
 
-    _wait_for(lambda: bool(broker.call(lambda: logs.get_log("aged", 0).log_start_offset > 0)))
+    wait_until(
+        lambda: broker.call(lambda: logs.get_log("aged", 0).log_start_offset > 0),
+        DEADLINE_S,
+        "the broker's retention task to delete the aged segments",
+    )
     start = broker.call(lambda: logs.get_log("aged", 0).log_start_offset)
     assert 0 < start <= 12  # the two-hour-old records' segments are gone, the fresh ones stay
     got = _read_from_beginning(broker, "aged", 24)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -10,6 +9,7 @@ from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchB
 
 from kafkito.protocol.errors import ErrorCode
 from tests.support.brokers import ThreadBroker
+from tests.support.waiting import wait_until
 from tests.support.wire import WireClient
 
 PRODUCE, FETCH, METADATA = 0, 1, 3
@@ -229,11 +229,7 @@ def _pending(broker: ThreadBroker) -> int:
 
 
 def _wait_parked(broker: ThreadBroker, n: int = 1) -> None:
-    for _ in range(500):
-        if _pending(broker) == n:
-            return
-        time.sleep(0.01)
-    raise AssertionError("the fetch was not parked")
+    wait_until(lambda: _pending(broker) == n, 5, f"{n} fetch(es) parked in the purgatory", poll=0.01)
 
 
 def test_a_parked_fetch_completes_once_appends_across_partitions_reach_min_bytes(

@@ -10,6 +10,7 @@ from pathlib import Path
 from kafkito.protocol.codec import RESPONSES
 from kafkito.protocol.errors import ErrorCode
 from tests.support.brokers import ProcessBroker
+from tests.support.waiting import wait_until
 from tests.support.wire import WireClient
 
 COMMIT, FETCH, METADATA = 8, 9, 3
@@ -70,10 +71,7 @@ def committed(client: WireClient, group: str) -> set[int] | None:
 def verify(broker: ProcessBroker, ledger: Ledger) -> None:
     with WireClient(broker.bootstrap, client_id="verifier") as client:
         for group in GROUPS:
-            deadline = time.monotonic() + 30
-            while (offsets := committed(client, group)) is None:
-                assert time.monotonic() < deadline, "offsets never loaded"
-                time.sleep(0.01)
+            offsets = wait_until(lambda g=group: committed(client, g), 30, f"{group}'s offsets loaded")
             # One offset for all partitions: each commit was written whole, in one batch.
             [offset] = offsets
             # Never behind what was acknowledged; ahead only by commits in flight at the kill.

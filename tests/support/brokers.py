@@ -5,11 +5,9 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
@@ -17,26 +15,10 @@ from typing import Any, TypeVar
 
 from kafkito.broker.app import Broker
 from kafkito.broker.config import Config
+from tests.support.net import free_port, wait_for_port
 
 T = TypeVar("T")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_for_port(host: str, port: int, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with socket.create_connection((host, port), timeout=0.5):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"nothing listens on {host}:{port}") from None
-            time.sleep(0.02)
+__all__ = ["ProcessBroker", "ThreadBroker", "free_port", "wait_for_port"]
 
 
 class ThreadBroker:
