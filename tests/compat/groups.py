@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tests.compat.clients.base import Consumer, wait_until
+from tests.compat.clients.base import Consumer, wait_for_consumers
 from tests.compat.records import Got, Rec
 
 
@@ -22,7 +22,7 @@ def balanced(members: Sequence[Consumer], partitions: int) -> bool:
 
 def wait_balanced(members: Sequence[Consumer], partitions: int, what: str = "") -> None:
     names = ", ".join(m.name for m in members)
-    wait_until(
+    wait_for_consumers(
         lambda: balanced(members, partitions), what or f"{partitions} partitions shared by {names}", members
     )
 
@@ -37,7 +37,7 @@ def wait_consumed(consumers: Sequence[Consumer], sent: Sequence[Rec], what: str 
     def done() -> bool:
         return want <= {g.value for g in consumed(consumers)}
 
-    wait_until(done, what or f"{len(want)} records consumed", consumers)
+    wait_for_consumers(done, what or f"{len(want)} records consumed", consumers)
 
 
 def stop_all(consumers: Sequence[Consumer]) -> None:

@@ -1,4 +1,4 @@
-"""The records a scenario sends and what a client hands back, in one client-neutral shape."""
+"""The records a scenario sends (in the shapes each client can express) and how what came back is judged."""
 
 from __future__ import annotations
 
@@ -8,32 +8,15 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-Header = tuple[str, bytes]
+from tests.support.records import Got, Header, Rec
+
+# Got and Rec are the shared shapes of tests/support/records.py, re-exported for the drivers.
+__all__ = [
+    "Got", "Header", "Rec", "RecordStyle", "assert_exactly_once", "assert_same_records", "by_partition",
+    "now_ms", "numbered", "partition_headers", "sample_records",
+]  # fmt: skip
 
 _WORDS = [b"kafka ", b"kafkito ", b"record ", b"broker ", b"partition ", b"offset "]
-
-
-@dataclass(frozen=True, slots=True)
-class Rec:
-    """One record to produce. `timestamp` None: the client stamps it (CreateTime = now)."""
-
-    partition: int
-    key: bytes | None
-    value: bytes | None
-    headers: tuple[Header, ...] = ()
-    timestamp: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Got:
-    """One record as a consumer delivered it."""
-
-    partition: int
-    offset: int
-    key: bytes | None
-    value: bytes | None
-    headers: tuple[Header, ...] = ()
-    timestamp: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

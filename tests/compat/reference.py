@@ -12,7 +12,7 @@ from typing import Any
 
 from kafka.record.memory_records import MemoryRecords, MemoryRecordsBuilder
 
-from tests.compat.records import Got, Rec
+from tests.support.records import Got, Rec, plain_headers
 from tests.support.wire import WireClient
 
 CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
@@ -97,8 +97,8 @@ def read_all(bootstrap: str, topic: str, partitions: int) -> list[Stored]:
                     for r in batch:
                         if r.offset < offset:
                             continue
-                        headers = tuple((k, bytes(v) if v is not None else b"") for k, v in r.headers)
-                        out.append(Stored(Got(p, r.offset, r.key, r.value, headers, r.timestamp), codec))
+                        got = Got(p, r.offset, r.key, r.value, plain_headers(r.headers), r.timestamp)
+                        out.append(Stored(got, codec))
                         offset = r.offset + 1
                         progressed = True
                 assert progressed, f"Fetch {topic}[{p}]@{offset} returned nothing below HW {ends[p]}"

@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from tests.compat import reference as ref
-from tests.compat.clients.base import Driver, wait_until
+from tests.compat.clients.base import DEADLINE_S, Driver, wait_for_consumers
 from tests.compat.harness import run_for_clients
 from tests.compat.matrix import Matrix
 from tests.compat.naming import topic_for
 from tests.compat.records import assert_same_records, now_ms, sample_records
 from tests.support.brokers import ProcessBroker
+from tests.support.waiting import wait_until
 
 PARTITIONS = 3
 
@@ -43,7 +44,7 @@ def test_create_and_delete_topic(matrix: Matrix, drivers: list[Driver], compat_b
         assert topic in d.list_topics(bootstrap)
         assert len(ref.end_offsets(bootstrap, topic, 5)) == 5
         d.delete_topic(bootstrap, topic)
-        wait_until(lambda: topic not in d.list_topics(bootstrap), f"{topic} gone from the listing")
+        wait_until(lambda: topic not in d.list_topics(bootstrap), DEADLINE_S, f"{topic} gone from listings")
         return None
 
     run_for_clients(matrix, "topic-admin", drivers, body)
@@ -79,7 +80,7 @@ def test_consume_from_earliest(matrix: Matrix, drivers: list[Driver], compat_bro
         ref.produce(bootstrap, topic, recs)
         reader = d.reader(bootstrap, topic, PARTITIONS, "earliest").start()
         try:
-            wait_until(lambda: len(reader.feed.records) >= len(recs), "every record", [reader])
+            wait_for_consumers(lambda: len(reader.feed.records) >= len(recs), "every record", [reader])
         finally:
             reader.stop()
         assert_same_records(recs, reader.feed.records)
@@ -97,10 +98,10 @@ def test_consume_from_latest(matrix: Matrix, drivers: list[Driver], compat_broke
         ref.produce(bootstrap, topic, sample_records(30, PARTITIONS, d.style, seed=1))
         reader = d.reader(bootstrap, topic, PARTITIONS, "latest").start()
         try:
-            wait_until(reader.feed.ready.is_set, "the reader positioned at the end", [reader])
+            wait_for_consumers(reader.feed.ready.is_set, "the reader positioned at the end", [reader])
             fresh = sample_records(30, PARTITIONS, d.style, seed=2)
             ref.produce(bootstrap, topic, fresh)
-            wait_until(lambda: len(reader.feed.records) >= len(fresh), "the new records", [reader])
+            wait_for_consumers(lambda: len(reader.feed.records) >= len(fresh), "the new records", [reader])
         finally:
             reader.stop()
         assert_same_records(fresh, reader.feed.records)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.compat import reference as ref
-from tests.compat.clients.base import Consumer, Driver, wait_until
+from tests.compat.clients.base import Consumer, Driver, wait_for_consumers
 from tests.compat.groups import consumed, stop_all, wait_balanced, wait_consumed
 from tests.compat.harness import run_for_clients
 from tests.compat.matrix import Matrix
@@ -89,7 +89,7 @@ def test_list_and_describe_groups(
         name = f"{slug(d)}-solo"
         member = d.member(bootstrap, group, topic, name).start()
         try:
-            wait_until(
+            wait_for_consumers(
                 lambda: member.feed.assignment == frozenset(range(4)),
                 "the member owns every partition",
                 [member],

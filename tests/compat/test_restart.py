@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from tests.compat import reference as ref
-from tests.compat.clients.base import DEADLINE_S, Consumer, Driver, wait_until
+from tests.compat.clients.base import DEADLINE_S, Consumer, Driver, wait_for_consumers
 from tests.compat.groups import consumed, stop_all, wait_balanced, wait_consumed
 from tests.compat.harness import run_for_clients
 from tests.compat.matrix import Matrix
@@ -44,7 +44,7 @@ def test_broker_restart_in_the_middle_of_groups(
             ref.produce(bootstrap, topic, before)
             wait_consumed(members, before)
             ends = ref.end_offsets(bootstrap, topic, PARTITIONS)
-            wait_until(
+            wait_for_consumers(
                 lambda: ref.committed(bootstrap, group, topic, PARTITIONS) == ends,
                 "offsets committed",
                 members,
@@ -62,7 +62,7 @@ def test_broker_restart_in_the_middle_of_groups(
             wait_consumed(members, before + after, "records produced after the restart")
             wait_balanced(members, PARTITIONS, "both members in the group after the restart")
             ends = ref.end_offsets(bootstrap, topic, PARTITIONS)
-            wait_until(
+            wait_for_consumers(
                 lambda: ref.committed(bootstrap, group, topic, PARTITIONS) == ends,
                 "offsets committed",
                 members,

@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.support.admin import create_topic
 from tests.support.brokers import ThreadBroker
+from tests.support.waiting import DEADLINE_S, wait_until
 
-DEADLINE_S = 60.0
-
-
-def create_topic(bootstrap: str, name: str, partitions: int) -> None:
-    from kafka import KafkaAdminClient
-    from kafka.admin import NewTopic
-
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-    try:
-        admin.create_topics([NewTopic(name, partitions, 1)])
-    finally:
-        admin.close()
+__all__ = [
+    "ConfluentMember", "KafkaPythonMember", "Member", "create_topic", "group_state", "partitions_covered",
+    "wait_for_members",
+]  # fmt: skip
 
 
 class Member:
@@ -153,18 +146,17 @@ class ConfluentMember(Member):
         self.consumer.close()
 
 
-def wait_until(
-    members: Iterable[Member], condition: Callable[[], bool], what: str, deadline_s: float = DEADLINE_S
-) -> None:
-    """Wait, while the members poll, until `condition()` holds (the deadline only guards against a hang)."""
+def wait_for_members(members: Iterable[Member], condition: Callable[[], bool], what: str) -> None:
+    """Wait, while the members poll, until `condition()` holds; a member whose thread failed fails
+    the wait (its `assignment()` raises), and a timeout shows every member's assignment."""
     members = list(members)
-    end = time.monotonic() + deadline_s
-    while not condition():
-        if time.monotonic() > end:
-            raise AssertionError(
-                f"timed out waiting for {what}: {[(m.name, m.assignment()) for m in members]}"
-            )
-        time.sleep(0.05)
+
+    def check() -> bool:
+        for m in members:
+            m.assignment()
+        return condition()
+
+    wait_until(check, DEADLINE_S, what, detail=lambda: str([(m.name, m.assignment()) for m in members]))
 
 
 def partitions_covered(members: Iterable[Member], partitions: int) -> Callable[[], bool]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.coordinator.clients import ConfluentMember, create_topic, group_state, wait_until
+from tests.coordinator.clients import ConfluentMember, create_topic, group_state, wait_for_members
 from tests.support.brokers import ThreadBroker
 
 
@@ -14,13 +14,13 @@ def groups(broker: ThreadBroker):  # type: ignore[no-untyped-def]
     create_topic(broker.bootstrap, "adm", 2)
     busy = ConfluentMember(broker.bootstrap, "adm", "busy", "busy-consumer")
     idle = ConfluentMember(broker.bootstrap, "adm", "idle", "idle-consumer")
-    wait_until(
+    wait_for_members(
         [busy, idle],
         lambda: len(busy.assignment()) == 2 and len(idle.assignment()) == 2,
         "both groups stable",
     )
     idle.close()  # LeaveGroup: the group becomes Empty
-    wait_until([busy], lambda: group_state(broker, "idle")[0] == "Empty", "idle to empty")
+    wait_for_members([busy], lambda: group_state(broker, "idle")[0] == "Empty", "idle to empty")
     yield busy
     busy.close()
 
@@ -90,7 +90,7 @@ def test_kafka_python_admin_removes_a_static_member_by_instance_id(broker: Threa
     )
     admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap)
     try:
-        wait_until([member], lambda: len(member.assignment()) == 2, "the static member assigned")
+        wait_for_members([member], lambda: len(member.assignment()) == 2, "the static member assigned")
         admin.remove_group_members("static-admin", [MemberToRemove(group_instance_id="inst-s")])
         _state, _, ids = group_state(broker, "static-admin")
         assert ids == []

@@ -7,7 +7,7 @@ from tests.coordinator.clients import (
     create_topic,
     group_state,
     partitions_covered,
-    wait_until,
+    wait_for_members,
 )
 from tests.support.brokers import ThreadBroker
 
@@ -28,13 +28,15 @@ def test_cooperative_sticky_moves_only_the_partitions_it_must(broker: ThreadBrok
                 state == "Stable" and len(ids) == len(members) and partitions_covered(members, PARTITIONS)()
             )
 
-        wait_until(members, settled, "two cooperative members")
+        wait_for_members(members, settled, "two cooperative members")
         before = [m.assignment() for m in members]
         assert sorted(len(a) for a in before) == [3, 3]
         marks = [len(m.callbacks.events) for m in members]
 
         members.append(ConfluentMember(broker.bootstrap, "coop", "coop-group", "c2", **COOPERATIVE))
-        wait_until(members, lambda: settled() and all(len(m.assignment()) == 2 for m in members), "three")
+        wait_for_members(
+            members, lambda: settled() and all(len(m.assignment()) == 2 for m in members), "three"
+        )
         assert group_state(broker, "coop-group")[2]
         for member, owned_before, mark in zip(members, before, marks, strict=False):
             revoked = [p for kind, ps in member.callbacks.events[mark:] if kind == "revoke" for p in ps]

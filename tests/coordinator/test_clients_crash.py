@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 
-from tests.coordinator.clients import KafkaPythonMember, create_topic, group_state, wait_until
+from tests.coordinator.clients import KafkaPythonMember, create_topic, group_state, wait_for_members
 from tests.support.brokers import ThreadBroker
 
 PARTITIONS = 4
@@ -39,7 +39,7 @@ def test_sigkilled_consumer_is_evicted_after_session_timeout(broker: ThreadBroke
             state, _, ids = group_state(broker, "crash-group")
             return state == "Stable" and len(ids) == 2 and len(survivor.assignment()) == PARTITIONS // 2
 
-        wait_until([survivor], shared, "the victim and the survivor sharing the topic")
+        wait_for_members([survivor], shared, "the victim and the survivor sharing the topic")
         _, generation, ids = group_state(broker, "crash-group")
         (victim_id,) = [m for m in ids if m.startswith("victim-")]
 
@@ -54,7 +54,7 @@ def test_sigkilled_consumer_is_evicted_after_session_timeout(broker: ThreadBroke
                 and survivor.assignment() == set(range(PARTITIONS))
             )
 
-        wait_until([survivor], taken_over, "the survivor owning every partition")
+        wait_for_members([survivor], taken_over, "the survivor owning every partition")
         _state, new_generation, members = group_state(broker, "crash-group")
         assert len(members) == 1 and new_generation > generation
     finally:

@@ -11,7 +11,7 @@ from tests.coordinator.clients import (
     create_topic,
     group_state,
     partitions_covered,
-    wait_until,
+    wait_for_members,
 )
 from tests.support.brokers import ThreadBroker
 
@@ -51,7 +51,7 @@ def test_kafka_python_and_confluent_consumers_share_a_topic_with_range(
             state, _, ids = group_state(broker, "mixed-group")
             return state == "Stable" and len(ids) == 4 and partitions_covered(members, PARTITIONS)()
 
-        wait_until(members, settled, "a mixed group of four")
+        wait_for_members(members, settled, "a mixed group of four")
         assert sorted(len(m.assignment()) for m in members) == [2, 2, 2, 2]
         assert (
             broker.call(lambda: broker.broker.coordinator.get_group("mixed-group").protocol_name) == "range"

@@ -8,7 +8,7 @@ from tests.coordinator.clients import (
     create_topic,
     group_state,
     partitions_covered,
-    wait_until,
+    wait_for_members,
 )
 from tests.support.brokers import ThreadBroker
 
@@ -32,7 +32,7 @@ def test_static_member_restart_keeps_its_assignment_without_rebalance(broker: Th
             state, _, ids = group_state(broker, "static-group")
             return state == "Stable" and len(ids) == 2 and partitions_covered([first, second], PARTITIONS)()
 
-        wait_until([first, second], settled, "two static members")
+        wait_for_members([first, second], settled, "two static members")
         _, generation, ids = group_state(broker, "static-group")
         second_partitions = second.assignment()
         first_events = list(first.callbacks.events)
@@ -42,7 +42,9 @@ def test_static_member_restart_keeps_its_assignment_without_rebalance(broker: Th
         assert (state, sorted(still)) == ("Stable", sorted(ids))
 
         restarted = static(broker, "inst-2")
-        wait_until([first, restarted], lambda: restarted.assignment() == second_partitions, "the restart")
+        wait_for_members(
+            [first, restarted], lambda: restarted.assignment() == second_partitions, "the restart"
+        )
         # A rebalance, had the restart caused one, would have started at its JoinGroup, already answered.
         state, new_generation, new_ids = group_state(broker, "static-group")
         assert (state, new_generation) == ("Stable", generation)

@@ -6,25 +6,17 @@ import asyncio
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-Header = tuple[str, bytes]
-Layout = dict[int, list["Rec"]]  # partition -> records in offset order
+from tests.support.produce import send_aiokafka, send_confluent, send_kafka_python
+from tests.support.records import Header, Rec, plain_headers
+from tests.support.waiting import DEADLINE_S
+
+__all__ = ["CONSUMERS", "DEADLINE_S", "PRODUCERS", "Rec", "counts", "layout", "sample_records"]
+
+Layout = dict[int, list[Rec]]  # partition -> records in offset order
 
 _WORDS = [b"kafka ", b"kafkito ", b"\x00\x01", b"record ", b"\xff" * 3]
-DEADLINE_S = 60.0  # a safety net for a hung client, never a performance threshold
-
-
-@dataclass(frozen=True, slots=True)
-class Rec:
-    """One record as a user sees it: what must come back byte for byte."""
-
-    partition: int
-    key: bytes | None
-    value: bytes | None
-    headers: tuple[Header, ...]
-    timestamp: int
 
 
 def sample_records(n: int, partitions: int, *, seed: int = 5) -> list[Rec]:
@@ -58,10 +50,6 @@ def layout(recs: Sequence[Rec]) -> Layout:
     return by_partition
 
 
-def _headers(raw: Any) -> tuple[Header, ...]:
-    return tuple((k, bytes(v) if v is not None else b"") for k, v in (raw or ()))
-
-
 # -- producers -------------------------------------------------------------------------------------
 
 
@@ -74,20 +62,7 @@ def produce_kafka_python(
         bootstrap_servers=bootstrap, compression_type=compression, linger_ms=5, acks="all"
     )  # idempotent by default in kafka-python 3
     try:
-        futures = [
-            producer.send(
-                topic,
-                key=r.key,
-                value=r.value,
-                headers=list(r.headers),
-                partition=r.partition,
-                timestamp_ms=r.timestamp,
-            )
-            for r in recs
-        ]
-        producer.flush(timeout=DEADLINE_S)
-        for f in futures:
-            f.get(timeout=DEADLINE_S)
+        send_kafka_python(producer, topic, recs)
     finally:
         producer.close()
 
@@ -105,12 +80,6 @@ def produce_confluent(
     which makes batches of at most that size. Extra librdkafka settings (dots as given) override."""
     from confluent_kafka import Producer
 
-    errors: list[Any] = []
-
-    def on_delivery(err: Any, msg: Any) -> None:
-        if err is not None:
-            errors.append(err)
-
     producer = Producer(
         {
             "bootstrap.servers": bootstrap,
@@ -120,21 +89,7 @@ def produce_confluent(
             **extra,
         }
     )
-    for i, r in enumerate(recs):
-        if flush_every and i and i % flush_every == 0:
-            producer.flush(DEADLINE_S)
-        producer.produce(
-            topic,
-            key=r.key,
-            value=r.value,
-            headers=list(r.headers),
-            partition=r.partition,
-            timestamp=r.timestamp,
-            on_delivery=on_delivery,
-        )
-        producer.poll(0)
-    assert producer.flush(DEADLINE_S) == 0, "records left undelivered"
-    assert not errors, errors[:3]
+    send_confluent(producer, topic, recs, flush_every=flush_every)
 
 
 def produce_aiokafka(bootstrap: str, topic: str, recs: Sequence[Rec], compression: str | None = None) -> None:
@@ -146,18 +101,7 @@ def produce_aiokafka(bootstrap: str, topic: str, recs: Sequence[Rec], compressio
         )
         await producer.start()
         try:
-            futures = [
-                await producer.send(
-                    topic,
-                    key=r.key,
-                    value=r.value,
-                    headers=list(r.headers),
-                    partition=r.partition,
-                    timestamp_ms=r.timestamp,
-                )
-                for r in recs
-            ]
-            await asyncio.wait_for(asyncio.gather(*futures), DEADLINE_S)
+            await send_aiokafka(producer, topic, recs)
         finally:
             await producer.stop()
 
@@ -182,7 +126,7 @@ def consume_kafka_python(bootstrap: str, topic: str, expected: dict[int, int]) -
                 for m in msgs:
                     assert m.offset == len(got[tp.partition]), "offsets must be dense from 0"
                     got[tp.partition].append(
-                        Rec(tp.partition, m.key, m.value, _headers(m.headers), m.timestamp)
+                        Rec(tp.partition, m.key, m.value, plain_headers(m.headers), m.timestamp)
                     )
     finally:
         consumer.close()
@@ -204,7 +148,7 @@ def consume_confluent(bootstrap: str, topic: str, expected: dict[int, int], **ex
                 assert m.error() is None, m.error()
                 p = m.partition()
                 assert m.offset() == len(got[p]), "offsets must be dense from 0"
-                got[p].append(Rec(p, m.key(), m.value(), _headers(m.headers()), m.timestamp()[1]))
+                got[p].append(Rec(p, m.key(), m.value(), plain_headers(m.headers()), m.timestamp()[1]))
     finally:
         consumer.close()
     return got
@@ -227,7 +171,7 @@ def consume_aiokafka(bootstrap: str, topic: str, expected: dict[int, int]) -> La
                     for m in msgs:
                         assert m.offset == len(got[tp.partition]), "offsets must be dense from 0"
                         got[tp.partition].append(
-                            Rec(tp.partition, m.key, m.value, _headers(m.headers), m.timestamp)
+                            Rec(tp.partition, m.key, m.value, plain_headers(m.headers), m.timestamp)
                         )
         finally:
             await consumer.stop()

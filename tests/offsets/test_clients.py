@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
+from tests.support.admin import create_topic
 from tests.support.brokers import ProcessBroker
-
-DEADLINE_S = 60.0
+from tests.support.waiting import DEADLINE_S, wait_until
 
 
 def produce(bootstrap: str, topic: str, count: int, partitions: int) -> None:
@@ -18,23 +17,6 @@ def produce(bootstrap: str, topic: str, count: int, partitions: int) -> None:
     for i in range(count):
         producer.produce(topic, value=f"v{i}".encode(), partition=i % partitions)
     assert producer.flush(30) == 0
-
-
-def create_topic(bootstrap: str, name: str, partitions: int) -> None:
-    from confluent_kafka.admin import AdminClient, NewTopic
-
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    admin.create_topics([NewTopic(name, partitions, 1)])[name].result(30)
-
-
-def until(check: Callable[[], Any], what: str) -> Any:
-    deadline = time.monotonic() + DEADLINE_S
-    while True:
-        result = check()
-        if result:
-            return result
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def test_a_group_resumes_exactly_after_its_commits_across_a_restart(broker_process: Any) -> None:
@@ -129,7 +111,7 @@ def test_admin_clients_agree_on_committed_offsets_before_and_after_a_restart(bro
 
     broker.kill()
     broker.start()
-    assert until(lambda: confluent_view() == offsets_of(expected), "offsets back after the restart")
+    assert wait_until(lambda: confluent_view() == offsets_of(expected), what="offsets back after the restart")
     assert kafka_python_view() == expected
 
     kp_admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap)
@@ -142,5 +124,5 @@ def test_admin_clients_agree_on_committed_offsets_before_and_after_a_restart(bro
     assert [e.__name__ for e in errors.values()] == ["NoError"]
     broker.restart()  # a graceful one this time
     expected[("adm", 1)] = (3, "one")
-    assert until(lambda: kafka_python_view() == expected, "offsets back after the graceful restart")
+    assert wait_until(lambda: kafka_python_view() == expected, what="offsets back after the graceful restart")
     assert confluent_view() == offsets_of(expected)

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from confluent_kafka.admin import AdminClient, NewTopic
 
 from kafkito.broker.config import Config
+from tests.support.admin import create_topic
 from tests.support.brokers import ThreadBroker
 
 if TYPE_CHECKING:
@@ -64,15 +64,12 @@ def spark() -> Iterator[SparkSession]:
 @pytest.fixture
 def new_topic(bootstrap: str, request: pytest.FixtureRequest) -> Callable[..., str]:
     """Create a topic named after the test (plus a counter) with the given partition count."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
     base = re.sub(r"[^a-zA-Z0-9._-]", "-", request.node.name)[:180]
     made: list[str] = []
 
     def create(partitions: int = 1, suffix: str = "") -> str:
         name = f"{base}-{len(made)}{suffix}"
-        admin.create_topics([NewTopic(name, num_partitions=partitions, replication_factor=1)])[name].result(
-            30
-        )
+        create_topic(bootstrap, name, partitions)
         made.append(name)
         return name
 

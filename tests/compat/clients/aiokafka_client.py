@@ -15,15 +15,12 @@ from tests.compat.clients.base import (
     ThreadConsumer,
     TopicView,
 )
-from tests.compat.records import Got, Rec
+from tests.compat.records import Rec
+from tests.support.produce import send_aiokafka
+from tests.support.records import got_from_record
 
 T = TypeVar("T")
 COMMON: dict[str, Any] = {"retry_backoff_ms": 100, "request_timeout_ms": 30_000}
-
-
-def _got(m: Any) -> Got:
-    headers = tuple((k, bytes(v) if v is not None else b"") for k, v in (m.headers or ()))
-    return Got(m.partition, m.offset, m.key, m.value, headers, m.timestamp)
 
 
 def _assignor(name: str) -> Any:
@@ -68,7 +65,7 @@ class _Reader(_AsyncConsumer):
             while not self.stopping.is_set():
                 for msgs in (await consumer.getmany(timeout_ms=100)).values():
                     for m in msgs:
-                        self.feed.add(_got(m))
+                        self.feed.add(got_from_record(m))
         finally:
             await consumer.stop()
 
@@ -110,7 +107,7 @@ class _Member(_AsyncConsumer):
                 async with processing:
                     for msgs in batch.values():
                         for m in msgs:
-                            feed.add(_got(m))
+                            feed.add(got_from_record(m))
                     if batch:
                         await consumer.commit()  # synchronous: the records above are processed
         finally:
@@ -195,18 +192,7 @@ class AIOKafkaDriver(Driver):
             )  # fmt: skip
             await producer.start()
             try:
-                futures = [
-                    await producer.send(
-                        topic,
-                        value=r.value,
-                        key=r.key,
-                        partition=r.partition,
-                        timestamp_ms=r.timestamp,
-                        headers=list(r.headers),
-                    )
-                    for r in recs
-                ]
-                await asyncio.gather(*futures)
+                await send_aiokafka(producer, topic, recs)
             finally:
                 await producer.stop()
 

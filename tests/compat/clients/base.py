@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import threading
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tests.compat.records import Got, Rec, RecordStyle
+from tests.support.waiting import wait_until
 
 DEADLINE_S = 90.0  # a safety net for a hung client on a busy machine, never a performance threshold
 POLL_S = 0.05
@@ -204,18 +204,21 @@ class ProcessConsumer(Consumer):
             self.proc.wait()
 
 
-def wait_until(
-    condition: Callable[[], bool], what: str, consumers: Sequence[Consumer] = (), timeout: float = DEADLINE_S
+def wait_for_consumers(
+    condition: Callable[[], bool], what: str, consumers: Sequence[Consumer], timeout: float = DEADLINE_S
 ) -> None:
-    """Poll `condition` until it holds; fail early if a consumer reported an error."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        broken = [c for c in consumers if c.feed.errors]
-        if broken or time.monotonic() > deadline:
-            states = "\n  ".join(c.describe() for c in consumers)
-            reason = "a consumer failed" if broken else f"not within {timeout:.0f} s"
-            raise AssertionError(f"waiting for {what}: {reason}\n  {states}")
-        time.sleep(POLL_S)
+    """Wait until `condition` holds while `consumers` run; fail early if one of them reported an error,
+    and show what each one saw."""
+
+    def states() -> str:
+        return "\n  ".join(c.describe() for c in consumers)
+
+    def check() -> bool:
+        if any(c.feed.errors for c in consumers):
+            raise AssertionError(f"waiting for {what}: a consumer failed\n  {states()}")
+        return condition()
+
+    wait_until(check, timeout, what, detail=states, poll=POLL_S)
 
 
 class Driver(ABC):

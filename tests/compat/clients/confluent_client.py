@@ -15,18 +15,15 @@ from tests.compat.clients.base import (
     ThreadConsumer,
     TopicView,
 )
-from tests.compat.records import Got, Rec
+from tests.compat.records import Rec
+from tests.support.produce import send_confluent
+from tests.support.records import got_from_message
 
 TIMEOUT_S = 30.0
 
 
 def _conf(bootstrap: str, **extra: Any) -> dict[str, Any]:
     return {"bootstrap.servers": bootstrap, "reconnect.backoff.max.ms": RECONNECT_BACKOFF_MAX_MS, **extra}
-
-
-def _got(m: Any) -> Got:
-    headers = tuple((k, bytes(v) if v is not None else b"") for k, v in (m.headers() or ()))
-    return Got(m.partition(), m.offset(), m.key(), m.value(), headers, m.timestamp()[1])
 
 
 class _Reader(ThreadConsumer):
@@ -52,7 +49,7 @@ class _Reader(ThreadConsumer):
                 for m in consumer.consume(num_messages=100, timeout=0.1):
                     error = m.error()
                     if error is None:
-                        self.feed.add(_got(m))
+                        self.feed.add(got_from_message(m))
                     elif error.code() == KafkaError._PARTITION_EOF:
                         at_end.add(int(m.partition() or 0))  # the logical offset is resolved, fetched up to
                         if len(at_end) == partitions:
@@ -96,7 +93,7 @@ class _Member(ThreadConsumer):
                 msgs = consumer.consume(num_messages=100, timeout=0.1)
                 for m in msgs:
                     if m.error() is None:
-                        feed.add(_got(m))
+                        feed.add(got_from_message(m))
                     else:
                         feed.fail(str(m.error()))
                 if any(m.error() is None for m in msgs):
@@ -143,23 +140,11 @@ class ConfluentDriver(Driver):
     def produce(self, bootstrap: str, topic: str, recs: Sequence[Rec], codec: str) -> None:
         from confluent_kafka import Producer
 
-        producer = Producer(_conf(bootstrap, **{"compression.type": codec, "linger.ms": 1000, "acks": "all"}))
-        errors: list[str] = []
-
-        def delivered(err: Any, msg: Any) -> None:
-            if err is not None:
-                errors.append(str(err))
-
-        producer.list_topics(topic, timeout=TIMEOUT_S)  # metadata first: nothing is queued unrouted
-        for r in recs:
-            producer.produce(
-                topic, value=r.value, key=r.key, partition=r.partition, headers=list(r.headers),
-                timestamp=r.timestamp or 0, on_delivery=delivered,
-            )  # fmt: skip
         # A long linger keeps each partition in one batch until flush() sends it: librdkafka sends a batch
         # uncompressed when compressing does not make it smaller, which a lone small record can cause.
-        remaining = producer.flush(TIMEOUT_S)
-        assert remaining == 0 and not errors, f"{remaining} undelivered, errors {errors[:5]}"
+        producer = Producer(_conf(bootstrap, **{"compression.type": codec, "linger.ms": 1000, "acks": "all"}))
+        producer.list_topics(topic, timeout=TIMEOUT_S)  # metadata first: nothing is queued unrouted
+        send_confluent(producer, topic, recs, TIMEOUT_S)
 
     def reader(self, bootstrap: str, topic: str, partitions: int, start: str) -> Consumer:
         return _Reader(bootstrap, topic, partitions, start)

@@ -15,14 +15,11 @@ from tests.compat.clients.base import (
     ThreadConsumer,
     TopicView,
 )
-from tests.compat.records import Got, Rec
+from tests.compat.records import Rec
+from tests.support.produce import send_kafka_python
+from tests.support.records import got_from_record
 
 COMMON: dict[str, Any] = {"reconnect_backoff_max_ms": RECONNECT_BACKOFF_MAX_MS, "request_timeout_ms": 30_000}
-
-
-def _got(m: Any) -> Got:
-    headers = tuple((k, bytes(v) if v is not None else b"") for k, v in (m.headers or ()))
-    return Got(m.partition, m.offset, m.key, m.value, headers, m.timestamp)
 
 
 def _assignor(name: str) -> Any:
@@ -56,7 +53,7 @@ class _Reader(ThreadConsumer):
             while not self.stopping.is_set():
                 for msgs in consumer.poll(timeout_ms=100).values():
                     for m in msgs:
-                        self.feed.add(_got(m))
+                        self.feed.add(got_from_record(m))
         finally:
             consumer.close()
 
@@ -98,7 +95,7 @@ class _Member(ThreadConsumer):
                 batch = consumer.poll(timeout_ms=100)
                 for msgs in batch.values():
                     for m in msgs:
-                        feed.add(_got(m))
+                        feed.add(got_from_record(m))
                 if batch:
                     consumer.commit()  # synchronous: the records above are processed
         finally:
@@ -173,20 +170,7 @@ class KafkaPythonDriver(Driver):
             compression_type=None if codec == "none" else codec, **COMMON,
         )  # fmt: skip
         try:
-            futures = [
-                producer.send(
-                    topic,
-                    key=r.key,
-                    value=r.value,
-                    headers=list(r.headers),
-                    partition=r.partition,
-                    timestamp_ms=r.timestamp,
-                )
-                for r in recs
-            ]
-            producer.flush()
-            for f in futures:
-                f.get(timeout=30)
+            send_kafka_python(producer, topic, recs)
         finally:
             producer.close()
 
