@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
 import sys
-import types
 from collections.abc import Sequence
 
 from kafkito.broker.config import Config, ConfigError
@@ -57,30 +55,11 @@ def build_config(args: argparse.Namespace) -> Config:
     return config
 
 
-def _skip_kafka_client_import() -> None:
-    """Let `kafka.protocol`/`kafka.record` load without `kafka/__init__`, which imports the whole client.
-
-    The broker only uses kafka-python's codec submodules; the client package costs ~60 ms of start-up.
-    Only done in the `serve` process, where nothing needs `kafka.KafkaConsumer` and friends.
-    """
-    if "kafka" in sys.modules:
-        return
-    spec = importlib.util.find_spec("kafka")
-    if spec is None or spec.submodule_search_locations is None:
-        return
-    package = types.ModuleType("kafka")
-    package.__path__ = list(spec.submodule_search_locations)
-    package.__spec__ = spec
-    package.__file__ = spec.origin
-    sys.modules["kafka"] = package
-
-
 def _run_serve(args: argparse.Namespace) -> int:
     # Start-up imports create ~30k objects that live as long as the process; collecting while they
     # are created costs ~10 ms, so the collector waits, then freeze() keeps them out of later collections.
     gc.disable()
     try:
-        _skip_kafka_client_import()
         from kafkito.broker.logging_setup import configure_logging
 
         configure_logging(args.log_level, args.log_format)
@@ -103,8 +82,8 @@ def _run_serve(args: argparse.Namespace) -> int:
     finally:
         gc.freeze()
         gc.enable()
-    runner(Broker(config).serve())
-    return 0
+    # 0 after a clean stop, 1 when a component failed to close (logged); a second signal exits at once.
+    return runner(Broker(config).serve())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

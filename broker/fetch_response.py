@@ -12,6 +12,8 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kafkito.protocol.primitives import compact_string, uvarint
+
 _HEAD_V4 = struct.Struct(">i")  # throttle_time_ms
 _HEAD_V7 = struct.Struct(">ihi")  # + error_code, session_id
 _I16 = struct.Struct(">h")
@@ -44,29 +46,22 @@ class TopicAnswer:
     partitions: Sequence[PartitionAnswer]
 
 
-def _uvarint(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def encode_fetch_response(version: int, session_id: int, topics: Sequence[TopicAnswer]) -> bytes:
     """The Fetch response body of `version` (after the response header); last stable offset = high
     watermark, as there are no transactions."""
     flexible = version >= FIRST_FLEXIBLE
     parts: list[bytes] = [_HEAD_V7.pack(0, 0, session_id) if version >= 7 else _HEAD_V4.pack(0)]
-    parts.append(_uvarint(len(topics) + 1) if flexible else _I32.pack(len(topics)))
+    parts.append(uvarint(len(topics) + 1) if flexible else _I32.pack(len(topics)))
     part_struct = _PART_V5 if version >= 5 else _PART_V4
     for topic in topics:
         if version >= FIRST_TOPIC_ID:
             parts.append((topic.topic_id or uuid.UUID(int=0)).bytes)
+        elif flexible:
+            parts.append(compact_string(topic.name))
         else:
             name = topic.name.encode()
-            parts.append(_uvarint(len(name) + 1) + name if flexible else _I16.pack(len(name)) + name)
-        parts.append(_uvarint(len(topic.partitions) + 1) if flexible else _I32.pack(len(topic.partitions)))
+            parts.append(_I16.pack(len(name)) + name)
+        parts.append(uvarint(len(topic.partitions) + 1) if flexible else _I32.pack(len(topic.partitions)))
         for p in topic.partitions:
             hw = p.high_watermark
             if version >= 5:
@@ -75,7 +70,7 @@ def encode_fetch_response(version: int, session_id: int, topics: Sequence[TopicA
                 parts.append(part_struct.pack(p.partition_index, p.error_code, hw, hw))
             records = p.records
             if flexible:
-                parts.append(_COMPACT_NULL + _NO_PREFERRED_REPLICA + _uvarint(len(records) + 1))
+                parts.append(_COMPACT_NULL + _NO_PREFERRED_REPLICA + uvarint(len(records) + 1))
                 parts.append(records)
                 parts.append(_NO_TAGS)
             else:

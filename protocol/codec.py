@@ -8,6 +8,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kafkito.protocol import kafka_python  # noqa: F401  (kafka-python's codec without its client __init__)
+from kafkito.protocol.primitives import WireFormatError, skip_tagged_fields
+
 _HEADER_FIXED = struct.Struct(">hhih")
 
 
@@ -141,37 +144,6 @@ class RequestHeader:
     body_offset: int
 
 
-def _read_tag_varint(data: bytes, pos: int) -> tuple[int, int]:
-    """An unsigned varint of a tagged-field section: at most 5 bytes and 32 bits, as Kafka reads it."""
-    shift = 0
-    value = 0
-    while True:
-        if pos >= len(data):
-            raise MalformedRequest("truncated varint in a tagged-field section")
-        b = data[pos]
-        pos += 1
-        value |= (b & 0x7F) << shift
-        if not b & 0x80:
-            if value > 0xFFFFFFFF:
-                raise MalformedRequest("varint over 32 bits in a tagged-field section")
-            return value, pos
-        shift += 7
-        if shift > 28:
-            raise MalformedRequest("varint too long in a tagged-field section")
-
-
-def skip_tagged_fields(frame: bytes, pos: int) -> int:
-    """Skip a tagged-field section whose fields we do not read, checking its bounds; returns its end."""
-    count, pos = _read_tag_varint(frame, pos)
-    for _ in range(count):
-        _tag, pos = _read_tag_varint(frame, pos)
-        size, pos = _read_tag_varint(frame, pos)
-        pos += size
-        if pos > len(frame):
-            raise MalformedRequest("tagged field runs past the end of the frame")
-    return pos
-
-
 def parse_request_header(frame: bytes, flexible: bool) -> RequestHeader:
     """Parse request header v1 (or v2 when `flexible`), skipping unknown tagged fields."""
     if len(frame) < 10:
@@ -190,7 +162,10 @@ def parse_request_header(frame: bytes, flexible: bool) -> RequestHeader:
     elif id_len != -1:
         raise MalformedRequest(f"invalid client id length {id_len}")
     if flexible:
-        pos = skip_tagged_fields(frame, pos)
+        try:
+            pos = skip_tagged_fields(frame, pos)
+        except WireFormatError as exc:
+            raise MalformedRequest(f"request header: {exc}") from None
     return RequestHeader(api_key, api_version, correlation_id, client_id, pos)
 
 

@@ -3,7 +3,8 @@
 - Unsigned varints: the lengths and tagged-field sections of flexible versions (at most 5 bytes and
   32 bits, as Kafka reads them).
 - Signed zigzag varints and varlongs: the fields of a magic-v2 record.
-- Compact strings: an unsigned varint of length + 1 (0 is null), then UTF-8 bytes.
+- Strings: an int16 length (negative: null), or in flexible versions a compact string: an unsigned
+  varint of length + 1 (0 is null); then UTF-8 bytes.
 - Tagged-field sections: a count, then (tag, size, bytes) for each field.
 - CRC-32C (Castagnoli) of record batches, through the `crc32c` package loaded on first use (its
   `__init__` pulls in `importlib.metadata`, ~20 ms that would land on every broker start).
@@ -16,10 +17,12 @@ compares each function here with its kafka-python counterpart; BENCHMARKS.md has
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 
 Buffer = bytes | bytearray | memoryview
 
+_INT16 = struct.Struct(">h")
 _ONE_BYTE = tuple(bytes((n,)) for n in range(0x80))
 
 
@@ -99,10 +102,31 @@ def varint(value: int) -> bytes:
     return bytes(out)
 
 
+# -- strings ------------------------------------------------------------------------------------------
+
+
+def read_string(buf: bytes | bytearray, pos: int) -> tuple[str | None, int]:
+    """The classic (int16 length, negative for null) string at `pos` and the position after it."""
+    try:
+        (size,) = _INT16.unpack_from(buf, pos)
+    except struct.error:
+        raise WireFormatError("truncated string length") from None
+    pos += 2
+    if size < 0:
+        return None, pos
+    end = pos + size
+    if end > len(buf):
+        raise WireFormatError(f"string of {size} bytes runs past the end of the buffer")
+    try:
+        return buf[pos:end].decode(), end
+    except UnicodeDecodeError as exc:
+        raise WireFormatError(f"string is not UTF-8: {exc}") from None
+
+
 # -- compact strings ----------------------------------------------------------------------------------
 
 
-def read_compact_string(buf: Buffer, pos: int) -> tuple[str | None, int]:
+def read_compact_string(buf: bytes | bytearray, pos: int) -> tuple[str | None, int]:
     """The compact (nullable) string at `pos` and the position after it.
 
     Unlike kafka-python (and like Kafka), a string that runs past the end of the buffer is an error,
@@ -122,7 +146,7 @@ def read_compact_string(buf: Buffer, pos: int) -> tuple[str | None, int]:
     if end > len(buf):
         raise WireFormatError(f"compact string of {size - 1} bytes runs past the end of the buffer")
     try:
-        return str(buf[pos:end], "utf-8"), end
+        return buf[pos:end].decode(), end
     except UnicodeDecodeError as exc:
         raise WireFormatError(f"compact string is not UTF-8: {exc}") from None
 

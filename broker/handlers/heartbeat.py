@@ -11,7 +11,8 @@ import struct
 from typing import NamedTuple
 
 from kafkito.broker.context import RequestContext
-from kafkito.protocol.codec import MalformedRequest, skip_tagged_fields
+from kafkito.protocol.codec import MalformedRequest
+from kafkito.protocol.primitives import WireFormatError, read_compact_string, read_string, skip_tagged_fields
 
 API_KEY = 12
 VERSIONS = (0, 4)
@@ -19,9 +20,7 @@ VERSIONS = (0, 4)
 _V0 = struct.Struct(">h")  # error_code
 _V1 = struct.Struct(">ih")  # throttle_time_ms, error_code
 _V4 = struct.Struct(">ihB")  # ... and an empty tagged-field section
-_INT16 = struct.Struct(">h")
 _INT32 = struct.Struct(">i")
-_INT32_INT16 = struct.Struct(">ih")
 
 
 class HeartbeatRequestBody(NamedTuple):
@@ -43,100 +42,21 @@ def decode(frame: bytes, offset: int, version: int) -> HeartbeatRequestBody:
     """
     try:
         if version < 4:
-            return _decode_classic(frame, offset, version >= 3)
-        # v4: compact strings (unsigned varint length + 1, 0 is null), then the tagged-field section.
-        # Lengths under 128 take one byte: read inline, the rare longer ones by _uvarint.
-        pos = offset
-        size = frame[pos]
-        if size < 0x80:
-            pos += 1
+            group_id, pos = read_string(frame, offset)
+            (generation_id,) = _INT32.unpack_from(frame, pos)
+            member_id, pos = read_string(frame, pos + 4)
+            instance_id = read_string(frame, pos)[0] if version >= 3 else None
         else:
-            size, pos = _uvarint(frame, pos)
-        group_id = None
-        if size:
-            end = pos + size - 1
-            if end > len(frame):
-                raise MalformedRequest("Heartbeat group_id runs past the end of the frame")
-            group_id = frame[pos:end].decode()
-            pos = end
-        (generation_id,) = _INT32.unpack_from(frame, pos)
-        pos += 4
-        size = frame[pos]
-        if size < 0x80:
-            pos += 1
-        else:
-            size, pos = _uvarint(frame, pos)
-        member_id = None
-        if size:
-            end = pos + size - 1
-            if end > len(frame):
-                raise MalformedRequest("Heartbeat member_id runs past the end of the frame")
-            member_id = frame[pos:end].decode()
-            pos = end
-        size = frame[pos]
-        if size < 0x80:
-            pos += 1
-        else:
-            size, pos = _uvarint(frame, pos)
-        instance_id = None
-        if size:
-            end = pos + size - 1
-            if end > len(frame):
-                raise MalformedRequest("Heartbeat group_instance_id runs past the end of the frame")
-            instance_id = frame[pos:end].decode()
-            pos = end
-        if frame[pos]:  # v4 defines no tagged fields: skip the unknown ones, checking their bounds
-            skip_tagged_fields(frame, pos)
-    except (IndexError, struct.error, UnicodeDecodeError) as exc:
-        raise MalformedRequest(
-            f"cannot decode Heartbeat v{version}: {exc.__class__.__name__}: {exc}"
-        ) from exc
+            group_id, pos = read_compact_string(frame, offset)
+            (generation_id,) = _INT32.unpack_from(frame, pos)
+            member_id, pos = read_compact_string(frame, pos + 4)
+            instance_id, pos = read_compact_string(frame, pos)
+            if frame[pos]:  # v4 defines no tagged fields: skip the unknown ones, checking their bounds
+                skip_tagged_fields(frame, pos)
+    except (IndexError, struct.error, WireFormatError) as exc:
+        reason = f"{exc.__class__.__name__}: {exc}"
+        raise MalformedRequest(f"cannot decode Heartbeat v{version}: {reason}") from exc
     return _new_body(HeartbeatRequestBody, (group_id, generation_id, member_id, instance_id))
-
-
-def _decode_classic(frame: bytes, pos: int, with_instance_id: bool) -> HeartbeatRequestBody:
-    # v0-v3: INT16-length strings (a negative length is null); struct.error when a length is cut.
-    (size,) = _INT16.unpack_from(frame, pos)
-    pos += 2
-    group_id = None
-    if size >= 0:
-        end = pos + size
-        if end > len(frame):
-            raise MalformedRequest("Heartbeat group_id runs past the end of the frame")
-        group_id = frame[pos:end].decode()
-        pos = end
-    generation_id, size = _INT32_INT16.unpack_from(frame, pos)
-    pos += 6
-    member_id = None
-    if size >= 0:
-        end = pos + size
-        if end > len(frame):
-            raise MalformedRequest("Heartbeat member_id runs past the end of the frame")
-        member_id = frame[pos:end].decode()
-        pos = end
-    instance_id = None
-    if with_instance_id:
-        (size,) = _INT16.unpack_from(frame, pos)
-        pos += 2
-        if size >= 0:
-            end = pos + size
-            if end > len(frame):
-                raise MalformedRequest("Heartbeat group_instance_id runs past the end of the frame")
-            instance_id = frame[pos:end].decode()
-    return _new_body(HeartbeatRequestBody, (group_id, generation_id, member_id, instance_id))
-
-
-def _uvarint(frame: bytes, pos: int) -> tuple[int, int]:
-    """An unsigned varint as kafka-python's generated decoders read it (no length limit)."""
-    value = 0
-    shift = 0
-    while True:
-        b = frame[pos]
-        pos += 1
-        value |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return value, pos
-        shift += 7
 
 
 def handle(ctx: RequestContext, request: HeartbeatRequestBody) -> bytes:

@@ -17,6 +17,7 @@ _PACKAGES = (
     "kafka.protocol.producer",
     "kafka.protocol.sasl",
 )
+_CLIENT = ("kafka.admin", "kafka.consumer", "kafka.producer", "kafka.net")
 
 
 def _kafka_python_messages() -> tuple[dict[int, Any], dict[int, Any]]:
@@ -58,11 +59,31 @@ def test_serve_imports_no_message_class_before_the_first_request() -> None:
     """What `kafkito serve` imports before it listens: no kafka-python message module (they load per API)."""
     code = (
         "import sys\n"
-        "from kafkito.broker.cli import _skip_kafka_client_import\n"
-        "_skip_kafka_client_import()\n"
-        "import kafkito.broker.logging_setup, kafkito.broker.app, kafkito.broker.server\n"
-        "print(sorted(m for m in sys.modules if m.startswith('kafka.protocol.')))\n"
+        "import kafkito.broker.cli, kafkito.broker.logging_setup, kafkito.broker.app, kafkito.broker.server\n"
+        "print(sorted(m for m in sys.modules if m.startswith('kafka.')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     loaded = ast.literal_eval(out)
     assert not [m for m in loaded if m.startswith(_PACKAGES)], loaded
+
+
+def test_message_classes_load_without_kafka_python_client() -> None:
+    """The codec imports kafka-python's submodules with the package's `__init__` (the whole client: ~100 ms
+    of start-up) deferred, not faked: a client imported later in the same process finds all of it."""
+    code = (
+        "import sys, kafkito.broker.app\n"
+        "from kafkito.protocol.codec import request_class, response_class\n"
+        "request_class(3, 12), response_class(18, 3)  # a first Metadata / ApiVersions request\n"
+        "assert not [m for m in sys.modules if m.startswith(" + repr(_CLIENT) + ")], sys.modules\n"
+        "import kafka\n"
+        "from kafka import KafkaConsumer, KafkaProducer\n"
+        "from kafka.admin import KafkaAdminClient\n"
+        "print(kafka.__version__, KafkaConsumer.__module__, kafka.KafkaAdminClient is KafkaAdminClient)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    version, consumer_module, same_admin = out.split()
+    import kafka.version
+
+    assert version == kafka.version.__version__
+    assert consumer_module == "kafka.consumer.group"
+    assert same_admin == "True"
