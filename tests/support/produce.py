@@ -11,19 +11,16 @@ from tests.support.records import Rec
 from tests.support.waiting import DEADLINE_S
 
 
+def _send_kwargs(r: Rec) -> dict[str, Any]:
+    """kafka-python's and aiokafka's `send()` take the same keyword arguments."""
+    return dict(
+        key=r.key, value=r.value, headers=list(r.headers), partition=r.partition, timestamp_ms=r.timestamp
+    )
+
+
 def send_kafka_python(producer: Any, topic: str, recs: Sequence[Rec], timeout: float = DEADLINE_S) -> None:
     """Send through a `kafka.KafkaProducer` and wait for every acknowledgement."""
-    futures = [
-        producer.send(
-            topic,
-            key=r.key,
-            value=r.value,
-            headers=list(r.headers),
-            partition=r.partition,
-            timestamp_ms=r.timestamp,
-        )
-        for r in recs
-    ]
+    futures = [producer.send(topic, **_send_kwargs(r)) for r in recs]
     producer.flush(timeout=timeout)
     for f in futures:
         f.get(timeout=timeout)
@@ -59,15 +56,5 @@ def send_confluent(
 
 async def send_aiokafka(producer: Any, topic: str, recs: Sequence[Rec], timeout: float = DEADLINE_S) -> None:
     """Send through a started `aiokafka.AIOKafkaProducer` and wait for every acknowledgement."""
-    futures = [
-        await producer.send(
-            topic,
-            key=r.key,
-            value=r.value,
-            headers=list(r.headers),
-            partition=r.partition,
-            timestamp_ms=r.timestamp,
-        )
-        for r in recs
-    ]
+    futures = [await producer.send(topic, **_send_kwargs(r)) for r in recs]
     await asyncio.wait_for(asyncio.gather(*futures), timeout)

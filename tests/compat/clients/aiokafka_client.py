@@ -87,11 +87,10 @@ class _Member(_AsyncConsumer):
         class Listener(ConsumerRebalanceListener):
             async def on_partitions_revoked(self, revoked: Any) -> None:
                 async with processing:
-                    feed.note(f"revoked {sorted(tp.partition for tp in revoked)}")
+                    feed.group_revoked(tp.partition for tp in revoked)
 
             async def on_partitions_assigned(self, assigned: Any) -> None:
-                feed.note(f"assigned {sorted(tp.partition for tp in assigned)}")
-                feed.assigned([tp.partition for tp in assigned])
+                feed.group_assigned(tp.partition for tp in assigned)
 
         consumer = AIOKafkaConsumer(
             bootstrap_servers=bootstrap, group_id=group, client_id=self.name,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from tests.compat.records import Got, Rec, RecordStyle
@@ -60,6 +60,15 @@ class Feed:
     def assigned(self, partitions: Sequence[int]) -> None:
         with self._lock:
             self._assignments.append(frozenset(partitions))
+
+    def group_assigned(self, partitions: Iterable[int]) -> None:
+        """The group gave this member `partitions` (its client's rebalance callback said so)."""
+        owned = sorted(partitions)
+        self.note(f"assigned {owned}")
+        self.assigned(owned)
+
+    def group_revoked(self, partitions: Iterable[int]) -> None:
+        self.note(f"revoked {sorted(partitions)}")
 
     def fail(self, message: str) -> None:
         with self._lock:

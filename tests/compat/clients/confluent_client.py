@@ -81,11 +81,10 @@ class _Member(ThreadConsumer):
         # With rebalance callbacks, librdkafka serves the rebalance inside consume(), on this thread:
         # a partition is never taken away between processing a record and committing it.
         def on_assign(c: Any, tps: Any) -> None:
-            feed.note(f"assigned {sorted(tp.partition for tp in tps)}")
-            feed.assigned([tp.partition for tp in tps])
+            feed.group_assigned(tp.partition for tp in tps)
 
         def on_revoke(c: Any, tps: Any) -> None:
-            feed.note(f"revoked {sorted(tp.partition for tp in tps)}")
+            feed.group_revoked(tp.partition for tp in tps)
 
         try:
             consumer.subscribe([topic], on_assign=on_assign, on_revoke=on_revoke)

@@ -71,11 +71,10 @@ class _Member(ThreadConsumer):
 
         class Listener(ConsumerRebalanceListener):
             def on_partitions_revoked(self, revoked: Any) -> None:
-                feed.note(f"revoked {sorted(tp.partition for tp in revoked)}")
+                feed.group_revoked(tp.partition for tp in revoked)
 
             def on_partitions_assigned(self, assigned: Any) -> None:
-                feed.note(f"assigned {sorted(tp.partition for tp in assigned)}")
-                feed.assigned([tp.partition for tp in assigned])
+                feed.group_assigned(tp.partition for tp in assigned)
 
         consumer = KafkaConsumer(
             bootstrap_servers=bootstrap, group_id=group, client_id=self.name,

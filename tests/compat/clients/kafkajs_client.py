@@ -47,8 +47,7 @@ class _NodeConsumer(ProcessConsumer):
         if kind == "record":
             self.feed.add(_got(e))
         elif kind == "assigned":
-            self.feed.note(f"assigned {e['partitions']}")
-            self.feed.assigned(e["partitions"])
+            self.feed.group_assigned(e["partitions"])
         elif kind == "ready":
             self.feed.ready.set()
         elif kind == "crash":
