@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from kafkito.broker.config import Config
+from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator import CoordinatorConfig, GroupCoordinator
 from kafkito.broker.fetch_wait import DelayedFetch
 from kafkito.broker.log.manager import LogManager
@@ -57,6 +58,7 @@ class Broker:
         self._logs: LogManager | None = None
         self.producer_ids: ProducerIdManager
         self.services: Services  # what handlers see; built by start() once the logs are open
+        self.context_type: type[RequestContext]  # dispatch's per-request context, bound to the services
         self.offsets: OffsetsManager
         self._cleaner: BackgroundCleaner | None = None
         self.cluster_id = config.cluster_id or ""
@@ -135,6 +137,7 @@ class Broker:
         self.producer_ids = ProducerIdManager(self.config.data_dir)
         self._logs.on_append.append(self.fetches.wake)
         self.services = self._build_services(self._logs)
+        self.context_type = RequestContext.bind(self.services)
         self.timer.attach_loop(loop)
         offsets_config = OffsetsConfig.from_broker(self.config)
         self.offsets = OffsetsManager(self._logs, offsets_config, self.clock, wall_clock_ms)

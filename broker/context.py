@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from kafkito.protocol.codec import RequestHeader, build_response
 
@@ -16,41 +17,33 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True)
 class RequestContext:
-    """Built per request (three slots: cheap); the services themselves are built once by the Broker."""
+    """One request's header and peer host, and the services of the broker that received it.
 
-    services: Services
+    The services are class attributes of a subclass made once per broker by `bind`: a context built per
+    request then stores two references, and `ctx.topics` is a plain attribute read, not a property call
+    (dispatch runs for every request; see `broker/services.py` for what each service offers).
+    """
+
     header: RequestHeader
     peer_host: str
 
-    @property
-    def cluster(self) -> Cluster:
-        return self.services.cluster
+    cluster: ClassVar[Cluster]
+    topics: ClassVar[Topics]
+    fetches: ClassVar[Fetches]
+    configs: ClassVar[BrokerConfigs]
+    producer_ids: ClassVar[ProducerIdManager]
+    groups: ClassVar[GroupCoordinator]
+    # Transitional, for group handlers not yet on `groups`/`topics`/`cluster`; goes away with them.
+    broker: ClassVar[Broker]
 
-    @property
-    def topics(self) -> Topics:
-        return self.services.topics
-
-    @property
-    def fetches(self) -> Fetches:
-        return self.services.fetches
-
-    @property
-    def configs(self) -> BrokerConfigs:
-        return self.services.configs
-
-    @property
-    def producer_ids(self) -> ProducerIdManager:
-        return self.services.producer_ids
-
-    @property
-    def groups(self) -> GroupCoordinator:
-        """The group coordinator (the group handlers' one service)."""
-        return self.services.groups
-
-    @property
-    def broker(self) -> Broker:
-        """Transitional, for group handlers not yet on `groups`/`topics`/`cluster`; goes away with them."""
-        return self.services.broker
+    @staticmethod
+    def bind(services: Services) -> type[RequestContext]:
+        """The RequestContext class whose instances see `services` (call once per broker)."""
+        attributes = {f.name: getattr(services, f.name) for f in dataclasses.fields(services)}
+        return cast(
+            type[RequestContext],
+            type("BoundRequestContext", (RequestContext,), {"__slots__": (), **attributes}),
+        )
 
     @property
     def version(self) -> int:

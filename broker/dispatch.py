@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from kafkito.broker import logging_setup
-from kafkito.broker.context import RequestContext
 from kafkito.broker.handlers import HANDLERS, api_versions
 from kafkito.broker.handlers.registry import Handler
 from kafkito.protocol.codec import (
@@ -114,7 +113,7 @@ def dispatch(broker: Broker, frame: bytes, peer_host: str) -> Reply | Awaitable[
             client_id=header.client_id,
             peer=peer_host,
         )
-    result = handler.handle(RequestContext(broker.services, header, peer_host), request)
+    result = handler.handle(broker.context_type(header, peer_host), request)
     if result is None:
         return None
     if isinstance(result, bytes):
