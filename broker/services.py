@@ -98,16 +98,14 @@ class Topics:
     def create(
         self,
         name: str,
-        num_partitions: int = -1,
-        replication_factor: int = -1,
-        configs: Mapping[str, str | None] | None = None,
+        partitions: int,
+        replication: int,
+        configs: Mapping[str, str | None],
         *,
-        validate_only: bool = False,
+        validate_only: bool,
     ) -> TopicInfo:
         """Create (or only validate) a topic; -1 partitions / replication factor take the broker defaults."""
-        return self._logs.create_topic(
-            name, num_partitions, replication_factor, configs, validate_only=validate_only
-        )
+        return self._logs.create_topic(name, partitions, replication, configs, validate_only=validate_only)
 
     def auto_create(self, name: str) -> TopicInfo:
         """Create a topic a client asked for by name (auto.create.topics.enable), with the defaults."""
