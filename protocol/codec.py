@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafkito.protocol import kafka_python  # noqa: F401  (kafka-python's codec without its client __init__)
+from kafkito.protocol.nullability import null_field, plan_for
 from kafkito.protocol.primitives import WireFormatError, skip_tagged_fields
 
 _HEADER_FIXED = struct.Struct(">hhih")
@@ -173,11 +174,15 @@ def decode_request(frame: bytes, header: RequestHeader) -> Any:
     """Decode the body of a request whose header is already parsed."""
     cls = request_class(header.api_key, header.api_version)
     try:
-        return cls.decode(memoryview(frame)[header.body_offset :], version=header.api_version)
+        request = cls.decode(memoryview(frame)[header.body_offset :], version=header.api_version)
     except (
         Exception
     ) as exc:  # kafka-python raises IndexError, ValueError, struct.error, UnicodeDecodeError...
         raise MalformedRequest(f"cannot decode {cls.__name__}: {exc.__class__.__name__}: {exc}") from exc
+    path = null_field(request, plan_for(cls._struct, header.api_version))
+    if path is not None:
+        raise MalformedRequest(f"{cls.__name__}: non-nullable field {path} was serialized as null")
+    return request
 
 
 def _convert(field: Any, value: Any) -> Any:

@@ -36,9 +36,9 @@ _new_body = tuple.__new__  # builds a HeartbeatRequestBody without its Python-le
 def decode(frame: bytes, offset: int, version: int) -> HeartbeatRequestBody:
     """Read a Heartbeat request body starting at `offset`: the same values kafka-python's decode gives.
 
-    Like kafka-python: a negative string length reads as None, trailing bytes and unknown tagged fields
-    are ignored. Unlike it (and like Kafka), a field that runs past the end of the frame is an error
-    rather than a silently shortened string. Raises MalformedRequest.
+    Like kafka-python: trailing bytes and unknown tagged fields are ignored. Unlike it (and like Kafka),
+    a field that runs past the end of the frame is an error rather than a silently shortened string,
+    and so is a null group_id or member_id (only group_instance_id may be null). Raises MalformedRequest.
     """
     try:
         if version < 4:
@@ -56,12 +56,15 @@ def decode(frame: bytes, offset: int, version: int) -> HeartbeatRequestBody:
     except (IndexError, struct.error, WireFormatError) as exc:
         reason = f"{exc.__class__.__name__}: {exc}"
         raise MalformedRequest(f"cannot decode Heartbeat v{version}: {reason}") from exc
+    if group_id is None or member_id is None:  # as the codec's null check (protocol/nullability.py)
+        field = "group_id" if group_id is None else "member_id"
+        raise MalformedRequest(f"Heartbeat: non-nullable field {field} was serialized as null")
     return _new_body(HeartbeatRequestBody, (group_id, generation_id, member_id, instance_id))
 
 
 def handle(ctx: RequestContext, request: HeartbeatRequestBody) -> bytes:
     version = ctx.header.api_version
-    error = ctx.broker.coordinator.heartbeat(
+    error = ctx.groups.heartbeat(
         request.group_id,
         request.member_id or "",  # null and "" are both unknown members
         request.group_instance_id if version >= 3 else None,

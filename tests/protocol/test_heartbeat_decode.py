@@ -1,4 +1,5 @@
-"""The hand-written Heartbeat request decoder reads what kafka-python reads, at every version."""
+"""The hand-written Heartbeat request decoder reads what kafka-python reads, at every version, and rejects
+a null group_id or member_id as Kafka does (kafka-python's decode does not check nullability)."""
 
 from __future__ import annotations
 
@@ -75,6 +76,11 @@ def bodies(draw: st.DrawFn) -> tuple[int, bytes]:
     return version, body
 
 
+def _null_where_kafka_forbids(values: tuple[Any, ...]) -> bool:
+    """group_id and member_id are not nullable in any version (Kafka's HeartbeatRequest.json)."""
+    return values[0] is None or values[2] is None
+
+
 def reference(body: bytes, version: int) -> tuple[Any, ...]:
     """What kafka-python decodes, as the fields the handler reads."""
     request = REQUESTS[heartbeat.API_KEY][version].decode(memoryview(body), version=version)
@@ -89,8 +95,13 @@ def test_well_formed_bodies_decode_as_kafka_python_does(
 ) -> None:
     version, body = case
     frame = header + body + trailing  # the decoder starts at the body's offset; trailing bytes are ignored
+    expected = reference(body + trailing, version)
+    if _null_where_kafka_forbids(expected):
+        with pytest.raises(MalformedRequest, match="non-nullable"):
+            heartbeat.decode(frame, len(header), version)
+        return
     decoded = heartbeat.decode(frame, len(header), version)
-    assert tuple(decoded) == reference(body + trailing, version)
+    assert tuple(decoded) == expected
 
 
 @settings(max_examples=500, deadline=None)
@@ -112,8 +123,9 @@ def test_arbitrary_bytes_decode_as_kafka_python_or_raise_malformed_request(versi
     try:
         decoded = tuple(heartbeat.decode(body, 0, version))
     except MalformedRequest:
-        return  # kafka-python raised too, or read past the end of the frame (below)
+        return  # kafka-python raised too, read past the end of the frame (below), or read a forbidden null
     assert not isinstance(expected, Exception), f"kafka-python raised {expected!r}, the decoder did not"
+    assert not _null_where_kafka_forbids(expected)
     assert decoded == expected
 
 
@@ -170,3 +182,12 @@ def test_a_handler_decode_is_its_own() -> None:
     for handler in HANDLERS.values():
         decode = getattr(handler, "decode", None)
         assert decode is None or decode.__module__ == handler.__name__, handler.__name__
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("nulled", ["group_id", "member_id"])
+def test_a_null_group_or_member_id_is_malformed(version: int, nulled: str) -> None:
+    values = {"group_id": "g", "member_id": "m", nulled: None}
+    body = encode_body(version, values["group_id"], 1, values["member_id"], None, [])
+    with pytest.raises(MalformedRequest, match=f"non-nullable field {nulled}"):
+        heartbeat.decode(body, 0, version)
