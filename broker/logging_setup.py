@@ -7,6 +7,8 @@ import sys
 
 import structlog
 
+from kafkito.broker.log_rate import rate_limit
+
 # Whether debug events are rendered; hot paths check it before building a debug event.
 debug_enabled = True
 
@@ -25,6 +27,7 @@ def configure_logging(level: str = "info", fmt: str = "auto") -> None:
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
+            rate_limit,  # before any formatting: a dropped event costs nothing more
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
