@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import time
-from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,34 +10,46 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from kafkito.broker.log.append_checks import check_keys, check_timestamps
 from kafkito.broker.log.batch import (
-    HEADER_SIZE,
     BatchHeader,
-    parse_header,
-    set_base_offset,
-    set_log_append_time,
-    set_partition_leader_epoch,
     split_batches,
+)
+from kafkito.broker.log.checkpoints import (
+    CLEAN_SHUTDOWN_FILE,
+    CLEANER_OFFSET_FILE,
+    LOG_START_OFFSET_FILE,
+    RECOVERY_POINT_FILE,
+    read_offset,
+    write_offset,
 )
 from kafkito.broker.log.config import LogConfig
 from kafkito.broker.log.errors import (
-    InvalidRecord,
-    InvalidTimestamp,
     OffsetOutOfRange,
     RecordListTooLarge,
     UnknownTopicOrPartition,
 )
 from kafkito.broker.log.producer_state import ProducerStateManager
-from kafkito.broker.log.segment import SUFFIX, ScanError, Segment
+from kafkito.broker.log.reads import batch_headers, read_batches
+from kafkito.broker.log.recovery import SegmentLoader, read_recovery_point
+from kafkito.broker.log.retention import (
+    SegmentTest,
+    below_log_start,
+    beyond_size,
+    deletable_prefix,
+    older_than,
+)
+from kafkito.broker.log.segment import ScanError, Segment
+from kafkito.broker.log.stamp import stamp_batches
+from kafkito.broker.log.storage import LogDirHealth, fsync_dir, storage_guarded
+from kafkito.broker.log.timestamps import TimestampOffset, max_timestamp_offset, offset_for_timestamp
 
 if TYPE_CHECKING:
     from kafkito.broker.log.cleaner import CleanPlan
 
 log = structlog.get_logger(__name__)
 
-CLEAN_SHUTDOWN_FILE = ".clean-shutdown"
-LOG_START_OFFSET_FILE = "log-start-offset"
-CLEANER_OFFSET_FILE = "cleaner-offset"
+RECOVERY_CHECKPOINT_INTERVAL_MS = 60_000  # Kafka's log.flush.offset.checkpoint.interval.ms
 
 
 def wall_clock_ms() -> int:
@@ -56,40 +66,6 @@ class AppendInfo:
     log_start_offset: int
     record_count: int
     duplicate: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class TimestampOffset:
-    """A ListOffsets answer: the record's timestamp and offset."""
-
-    timestamp: int
-    offset: int
-
-
-def _check_timestamps(headers: list[BatchHeader], now_ms: int, config: LogConfig) -> None:
-    """message.timestamp.{before,after}.max.ms for CreateTime topics, judged from batch headers."""
-    for header in headers:
-        if header.max_timestamp - now_ms > config.message_timestamp_after_max_ms:
-            raise InvalidTimestamp(
-                f"timestamp {header.max_timestamp} is more than message.timestamp.after.max.ms "
-                f"{config.message_timestamp_after_max_ms} ahead of the broker time {now_ms}"
-            )
-        if now_ms - header.base_timestamp > config.message_timestamp_before_max_ms:
-            raise InvalidTimestamp(
-                f"timestamp {header.base_timestamp} is more than message.timestamp.before.max.ms "
-                f"{config.message_timestamp_before_max_ms} behind the broker time {now_ms}"
-            )
-
-
-def _check_keys(records: bytes | bytearray | memoryview, batches: list[tuple[int, BatchHeader]]) -> None:
-    """Compacted topics need a key on every record; this decodes, so it only runs for them."""
-    from kafka.record.default_records import DefaultRecordBatch
-
-    view = memoryview(records)
-    for pos, header in batches:
-        for record in DefaultRecordBatch(view[pos : pos + header.size]):
-            if record.key is None:
-                raise InvalidRecord("compacted topic cannot accept a record without a key")
 
 
 class PartitionLog:
@@ -109,6 +85,7 @@ class PartitionLog:
         time_ms: Callable[[], int] = wall_clock_ms,
         leader_epoch: int = 0,
         on_append: Callable[[], None] | None = None,
+        dir_health: LogDirHealth | None = None,
     ) -> None:
         self.directory = Path(directory)
         self.topic = topic
@@ -126,6 +103,8 @@ class PartitionLog:
         self._flushed_offset = 0
         self._last_flush_ms = time_ms()
         self._closed = False
+        self.dir_health = dir_health or LogDirHealth(self.directory.parent)
+        self._checkpoint_ms = self._last_flush_ms
         self.directory.mkdir(parents=True, exist_ok=True)
         self._open()
 
@@ -139,63 +118,43 @@ class PartitionLog:
         for pattern in ("*.tmp", "*.cleaned"):  # half-written checkpoints, unfinished compactions
             for stray in self.directory.glob(pattern):
                 stray.unlink()
-        files = sorted(
-            (int(p.name[: -len(SUFFIX)]), p)
-            for p in self.directory.glob(f"*{SUFFIX}")
-            if p.name[: -len(SUFFIX)].isdigit()
+        self._cleaner_offset = self._read_offset(CLEANER_OFFSET_FILE)
+        recovery_point = read_recovery_point(self.directory, clean)
+        loader = SegmentLoader(
+            self.directory,
+            index_interval_bytes=self.config.index_interval_bytes,
+            now_ms=now,
+            recovery_point=recovery_point,
+            cleaner_offset=self._cleaner_offset,
+            clean_shutdown=clean,
+            on_batch=self._replay_batch,
+            logger=self._log,
         )
-        for i, (base, path) in enumerate(files):
-            segment = Segment(path, base, self.config.index_interval_bytes, now)
-            is_last = i == len(files) - 1
-            # A crash can only tear the segment being written; the others get a header walk. The
-            # active one is CRC-checked even after a clean shutdown: a file edited while we were
-            # down must not be served either.
-            problem = segment.recover(check_crc=is_last, on_batch=self._replay_batch)
-            self._segments.append(segment)
-            if problem is not None:
-                self._log.warning(
-                    "log.truncated_invalid_tail",
-                    segment=path.name,
-                    position=problem.position,
-                    reason=problem.reason,
-                    clean_shutdown=clean,
-                )
-                for _, later in files[i + 1 :]:
-                    self._log.warning("log.deleted_segment_after_corruption", segment=later.name)
-                    later.unlink()
-                break
+        self._segments = loader.load()
         if not self._segments:
             self._segments.append(Segment.create(self.directory, 0, self.config.index_interval_bytes, now))
         self._segment_bases = [s.base_offset for s in self._segments]
-        stored_start = self._read_offset_file(LOG_START_OFFSET_FILE)
-        self._cleaner_offset = self._read_offset_file(CLEANER_OFFSET_FILE)
+        stored_start = self._read_offset(LOG_START_OFFSET_FILE)
         self._log_start_offset = min(max(stored_start, self._segments[0].base_offset), self.log_end_offset)
-        self._flushed_offset = self.log_end_offset if clean else 0
+        self._flushed_offset = self.log_end_offset if clean else min(recovery_point, self.log_end_offset)
         self._log.debug(
             "log.opened",
             segments=len(self._segments),
             log_start_offset=self._log_start_offset,
             log_end_offset=self.log_end_offset,
+            recovery_point=recovery_point,
             clean_shutdown=clean,
+            repairs=loader.repairs,
         )
 
     def _replay_batch(self, header: BatchHeader) -> None:
         self.producers.record(header, header.base_offset, header.max_timestamp)
 
-    def _read_offset_file(self, name: str) -> int:
-        try:
-            return int((self.directory / name).read_text().strip())
-        except (FileNotFoundError, ValueError):
-            return 0
-
-    def _write_offset_file(self, name: str, offset: int) -> None:
-        path = self.directory / name
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(f"{offset}\n")
-        os.replace(tmp, path)
+    def _read_offset(self, name: str) -> int:
+        return read_offset(self.directory, name) or 0
 
     def _write_log_start_offset(self) -> None:
-        self._write_offset_file(LOG_START_OFFSET_FILE, self._log_start_offset)
+        write_offset(self.directory, LOG_START_OFFSET_FILE, self._log_start_offset)
 
     # -- offsets -------------------------------------------------------------------------------
 
@@ -226,6 +185,7 @@ class PartitionLog:
 
     # -- append --------------------------------------------------------------------------------
 
+    @storage_guarded
     def append(self, records: bytes | bytearray | memoryview, *, now_ms: int | None = None) -> AppendInfo:
         """Validate, assign offsets to and store a produce request's batches for this partition.
 
@@ -250,7 +210,7 @@ class PartitionLog:
                 duplicate=True,
             )
         if config.compact:
-            _check_keys(records, batches)
+            check_keys(records, batches)
         self.producers.validate(headers)
         total = batches[-1][0] + headers[-1].size
         if total > config.segment_bytes:
@@ -258,21 +218,12 @@ class PartitionLog:
 
         now = self._time_ms() if now_ms is None else now_ms
         if not config.log_append_time:
-            _check_timestamps(headers, now, config)
+            check_timestamps(headers, now, config)
         buf = bytearray(records)
-        base = next_offset = self.log_end_offset
+        base = self.log_end_offset
         append_time = now if config.log_append_time else -1
-        stored: list[tuple[BatchHeader, int, int]] = []
-        for pos, header in batches:
-            set_base_offset(buf, pos, next_offset)
-            set_partition_leader_epoch(buf, pos, self.leader_epoch)
-            timestamp = header.max_timestamp
-            if config.log_append_time:
-                set_log_append_time(buf, pos, header.size, now)
-                timestamp = now
-            stored.append((header, next_offset, timestamp))
-            next_offset += header.last_offset_delta + 1
-
+        stored = stamp_batches(buf, batches, base, self.leader_epoch, now if config.log_append_time else None)
+        next_offset = base + sum(h.last_offset_delta + 1 for h in headers)
         segment = self._maybe_roll(total, max(ts for _, _, ts in stored), now)
         segment.append(buf)
         for header, offset, timestamp in stored:
@@ -297,6 +248,7 @@ class PartitionLog:
             return self.roll(now_ms)
         return active
 
+    @storage_guarded
     def roll(self, now_ms: int | None = None) -> Segment:
         """Start a new active segment at the log end offset (no-op if the active one is empty)."""
         active = self._segments[-1]
@@ -319,22 +271,40 @@ class PartitionLog:
         ):
             self.flush(now_ms)
 
+    @storage_guarded
     def maybe_flush(self, now_ms: int) -> None:
         """Fsync if `flush.ms` has elapsed since the last flush and there is something to flush."""
         due = now_ms - self._last_flush_ms >= self.config.flush_ms
-        if due and self._flushed_offset < self.log_end_offset:
+        if due and self._flushed_offset < self.log_end_offset and not self.dir_health.offline:
             self.flush(now_ms)
 
-    def flush(self, now_ms: int | None = None) -> None:
-        """Fsync every segment that may hold unflushed batches."""
+    @storage_guarded
+    def flush(self, now_ms: int | None = None, *, checkpoint: bool = False) -> None:
+        """Fsync every segment that may hold unflushed batches (and the directory, for new files),
+        then move the recovery point to the log end: at most once a minute on disk, as Kafka does,
+        or now with `checkpoint`. A stale recovery point only makes the next recovery longer."""
+        now = self._time_ms() if now_ms is None else now_ms
+        new_files = False
         for segment in self._segments:
             if segment.next_offset > self._flushed_offset:
                 segment.flush()
+                new_files = new_files or segment.base_offset >= self._flushed_offset
+        if new_files:
+            fsync_dir(self.directory)
         self._flushed_offset = self.log_end_offset
-        self._last_flush_ms = self._time_ms() if now_ms is None else now_ms
+        self._last_flush_ms = now
+        if checkpoint or now - self._checkpoint_ms >= RECOVERY_CHECKPOINT_INTERVAL_MS:
+            write_offset(self.directory, RECOVERY_POINT_FILE, self._flushed_offset)
+            self._checkpoint_ms = now
+
+    @property
+    def recovery_point(self) -> int:
+        """Offsets below this are known to be on disk (fsynced)."""
+        return self._flushed_offset
 
     # -- read ----------------------------------------------------------------------------------
 
+    @storage_guarded
     def read(self, fetch_offset: int, max_bytes: int, max_offset: int | None = None) -> bytes:
         """Whole batches starting with the one holding `fetch_offset`, up to `max_bytes`.
 
@@ -352,76 +322,28 @@ class PartitionLog:
             )
         if fetch_offset == end_offset or (max_offset is not None and fetch_offset >= max_offset):
             return b""
-        i = max(bisect_right(self._segment_bases, fetch_offset) - 1, 0)
-        for segment in self._segments[i:]:
-            found = segment.find(fetch_offset)
-            if found is None:
-                continue
-            position, first = found
-            if max_offset is not None and first.base_offset >= max_offset:
-                return b""
-            end = segment.end_of_read(position, first, max_bytes, max_offset)
-            return segment.read(position, end - position)
-        return b""
+        return read_batches(self._segments, self._segment_bases, fetch_offset, max_bytes, max_offset)
 
+    @storage_guarded
     def batch_headers(self, start_offset: int = 0) -> list[BatchHeader]:
         """Headers of all stored batches from the one holding `start_offset` (tests and tools)."""
-        out: list[BatchHeader] = []
-        i = max(bisect_right(self._segment_bases, start_offset) - 1, 0)
-        for segment in self._segments[i:]:
-            found = segment.find(start_offset)
-            if found is None:
-                continue
-            out.extend(h for _, h in segment.batches(found[0]))
-        return out
+        return batch_headers(self._segments, self._segment_bases, start_offset)
 
     # -- list offsets --------------------------------------------------------------------------
 
+    @storage_guarded
     def offset_for_timestamp(self, timestamp: int) -> TimestampOffset | None:
         """The first record with timestamp >= `timestamp` at or after the log start (ListOffsets), or None."""
-        start = self._log_start_offset
-        for segment in self._segments:
-            found = segment.find_by_timestamp(timestamp)
-            if found is None:
-                continue
-            for position, header in segment.batches(found[0]):
-                if header.max_timestamp < timestamp or header.last_offset < start:
-                    continue
-                for record_ts, offset in self._record_timestamps(segment, position, header):
-                    if record_ts >= timestamp and offset >= start:
-                        return TimestampOffset(record_ts, offset)
-        return None
+        return offset_for_timestamp(self._segments, self._log_start_offset, timestamp)
 
+    @storage_guarded
     def max_timestamp_offset(self) -> TimestampOffset | None:
         """The record with the largest timestamp (ListOffsets MAX_TIMESTAMP), earliest on ties."""
-        best: tuple[Segment, int] | None = None
-        best_ts = -1
-        for segment in self._segments:
-            if segment.max_timestamp > best_ts and segment.max_timestamp_position >= 0:
-                best, best_ts = (segment, segment.max_timestamp_position), segment.max_timestamp
-        if best is None:
-            return None
-        segment, position = best
-        header = parse_header(segment.read(position, HEADER_SIZE))
-        for record_ts, offset in self._record_timestamps(segment, position, header):
-            if record_ts == best_ts:
-                return TimestampOffset(record_ts, offset)
-        return TimestampOffset(best_ts, header.last_offset)
-
-    def _record_timestamps(
-        self, segment: Segment, position: int, header: BatchHeader
-    ) -> list[tuple[int, int]]:
-        """(timestamp, offset) of each record in a stored batch; decodes it (off the hot path)."""
-        if header.is_log_append_time:
-            count = header.last_offset_delta + 1
-            return [(header.max_timestamp, header.base_offset + i) for i in range(count)]
-        from kafka.record.default_records import DefaultRecordBatch
-
-        batch = DefaultRecordBatch(segment.read(position, header.size))
-        return [(record.timestamp, record.offset) for record in batch]
+        return max_timestamp_offset(self._segments)
 
     # -- retention and deletion ----------------------------------------------------------------
 
+    @storage_guarded
     def delete_records(self, before_offset: int) -> int:
         """DeleteRecords: move the log start offset to `before_offset` (-1 = high watermark)."""
         self._ensure_open()
@@ -433,49 +355,30 @@ class PartitionLog:
         if target > self._log_start_offset:
             self._log_start_offset = target
             self._write_log_start_offset()
-            self._delete_prefix(self._below_log_start)
+            self._delete_prefix(below_log_start(self._log_start_offset))
             self._log.info("log.start_offset_moved", log_start_offset=target)
         return self._log_start_offset
 
+    @storage_guarded
     def maybe_enforce_retention(self, now_ms: int | None = None) -> int:
         """Delete whole old segments past retention.ms / retention.bytes; returns how many went."""
         now = self._time_ms() if now_ms is None else now_ms
         config = self.config
         self.producers.expire(now, config.producer_id_expiration_ms)
-        deleted = self._delete_prefix(self._below_log_start)
+        if self.dir_health.offline:
+            return 0
+        deleted = self._delete_prefix(below_log_start(self._log_start_offset))
         if not config.delete:
             return deleted
         if config.retention_ms >= 0:
-            deleted += self._delete_prefix(lambda seg, nxt: now - seg.largest_timestamp > config.retention_ms)
+            deleted += self._delete_prefix(older_than(now, config.retention_ms))
         if config.retention_bytes >= 0:
-            excess = self.size_bytes - config.retention_bytes
-
-            def over_size(seg: Segment, nxt: Segment | None) -> bool:
-                nonlocal excess
-                if excess - seg.size >= 0:
-                    excess -= seg.size
-                    return True
-                return False
-
-            deleted += self._delete_prefix(over_size)
+            deleted += self._delete_prefix(beyond_size(self._segments, config.retention_bytes))
         return deleted
 
-    def _below_log_start(self, segment: Segment, nxt: Segment | None) -> bool:
-        return nxt is not None and nxt.base_offset <= self._log_start_offset
-
-    def _delete_prefix(self, predicate: Callable[[Segment, Segment | None], bool]) -> int:
-        """Delete the oldest segments while `predicate(segment, next_segment)` holds.
-
-        The active segment may go too if it has data: a fresh one is rolled at the log end first.
-        """
-        doomed: list[Segment] = []
-        for i, segment in enumerate(self._segments):
-            nxt = self._segments[i + 1] if i + 1 < len(self._segments) else None
-            if nxt is None and segment.is_empty:
-                break
-            if not predicate(segment, nxt):
-                break
-            doomed.append(segment)
+    def _delete_prefix(self, test: SegmentTest) -> int:
+        """Delete the oldest segments that pass `test`; a fresh active one is rolled first if all go."""
+        doomed = self._segments[: deletable_prefix(self._segments, test)]
         if not doomed:
             return 0
         if len(doomed) == len(self._segments):
@@ -492,6 +395,7 @@ class PartitionLog:
             self._write_log_start_offset()
         return len(doomed)
 
+    @storage_guarded
     def truncate_to(self, offset: int) -> None:
         """Drop every batch holding offsets >= `offset` (whole batches); the log end moves back."""
         if offset >= self.log_end_offset:
@@ -515,7 +419,9 @@ class PartitionLog:
         self._segment_bases = [s.base_offset for s in self._segments]
         self._log_start_offset = min(self._log_start_offset, self.log_end_offset)
         self._write_log_start_offset()
-        self._flushed_offset = min(self._flushed_offset, self.log_end_offset)
+        if self._flushed_offset > self.log_end_offset:
+            self._flushed_offset = self.log_end_offset
+            write_offset(self.directory, RECOVERY_POINT_FILE, self._flushed_offset)
         self.producers.clear()
         for segment in self._segments:
             for _, header in segment.batches():
@@ -529,6 +435,7 @@ class PartitionLog:
         """Offsets below this have been compacted at least once (drives the dirty ratio)."""
         return self._cleaner_offset
 
+    @storage_guarded
     def install_cleaned(self, plan: CleanPlan) -> bool:
         """Swap compacted copies in for their segments; False (and nothing changed) if the log moved on."""
         live = {id(s) for s in self._segments[:-1]}
@@ -537,17 +444,12 @@ class PartitionLog:
                 path.unlink(missing_ok=True)
             return False
         now = self._time_ms()
-        swapped: dict[int, Segment | None] = {}
-        for old, path in plan.replacements:
-            old.close()
-            os.replace(path, old.path)  # atomic: a crash leaves the old or the new file, never neither
-            new = Segment(old.path, old.base_offset, self.config.index_interval_bytes, now)
-            new.recover(check_crc=False)
-            if new.is_empty:
-                new.delete()
-                swapped[id(old)] = None
-            else:
-                swapped[id(old)] = new
+        # The cleaner offset goes first: a crash before the swap then only makes the next open
+        # lenient (gaps allowed) about segments that are not compacted yet, never strict about
+        # compacted ones.
+        self._cleaner_offset = max(self._cleaner_offset, plan.clean_offset)
+        write_offset(self.directory, CLEANER_OFFSET_FILE, self._cleaner_offset)
+        swapped = {id(old): old.replace_with(path, now) for old, path in plan.replacements}
         segments: list[Segment] = []
         for s in self._segments:
             replacement = swapped.get(id(s), s)
@@ -555,8 +457,6 @@ class PartitionLog:
                 segments.append(replacement)
         self._segments = segments
         self._segment_bases = [s.base_offset for s in segments]
-        self._cleaner_offset = max(self._cleaner_offset, plan.clean_offset)
-        self._write_offset_file(CLEANER_OFFSET_FILE, self._cleaner_offset)
         return True
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -564,19 +464,24 @@ class PartitionLog:
     def _ensure_open(self) -> None:
         if self._closed:
             raise UnknownTopicOrPartition(f"{self.topic}-{self.partition} is closed or deleted")
+        self.dir_health.check()
 
     def update_config(self, config: LogConfig) -> None:
         self.config = config
 
     def close(self) -> None:
-        """Flush to disk and mark the shutdown clean (the next open then has nothing left to fsync)."""
+        """Flush to disk, write the recovery point and mark the shutdown clean (the next open then
+        trusts everything but the active segment). A log dir gone offline is closed unclean."""
         if self._closed:
             return
-        self.flush()
-        for segment in self._segments:
-            segment.close()
-        (self.directory / CLEAN_SHUTDOWN_FILE).touch()
-        self._closed = True
+        try:
+            if not self.dir_health.offline:
+                self.flush(checkpoint=True)
+                (self.directory / CLEAN_SHUTDOWN_FILE).touch()
+        finally:
+            for segment in self._segments:
+                segment.close()
+            self._closed = True
 
     def delete(self) -> None:
         """Close and remove every file of this log (the directory is the caller's)."""

@@ -15,13 +15,14 @@ from kafkito.broker.log.batch import (
     iter_headers,
     parse_header,
 )
-from kafkito.broker.log.errors import KafkaStorageError
+from kafkito.broker.log.storage import StorageFailure
 
 SUFFIX = ".log"
 _SCAN_BLOCK = 64 * 1024
 _LOOKUP_BLOCK = 16 * 1024
 
 BatchCallback = Callable[[BatchHeader], None]
+BatchCheck = Callable[[BatchHeader], str | None]
 
 
 def segment_file_name(base_offset: int) -> str:
@@ -30,12 +31,16 @@ def segment_file_name(base_offset: int) -> str:
 
 
 class ScanError(Exception):
-    """A segment stops holding valid batches at `position` (torn write, garbage, bad CRC)."""
+    """A segment stops holding valid batches at `position` (torn write, garbage, bad CRC, offsets).
 
-    def __init__(self, position: int, reason: str) -> None:
+    `header` is the batch found there when its framing was sound (a CRC or offset problem).
+    """
+
+    def __init__(self, position: int, reason: str, header: BatchHeader | None = None) -> None:
         super().__init__(f"{reason} at position {position}")
         self.position = position
         self.reason = reason
+        self.header = header
 
 
 class Segment:
@@ -67,7 +72,10 @@ class Segment:
         self.path = path
         self.base_offset = base_offset
         self.index_interval_bytes = index_interval_bytes
-        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as e:
+            raise StorageFailure(path, "open", e) from e
         self.created_ms = created_ms
         self._reset_state()
 
@@ -131,40 +139,72 @@ class Segment:
             while written < len(view):
                 written += os.write(self._fd, view[written:])
         except OSError as e:
-            self._truncate_file(start)
-            raise KafkaStorageError(f"write to {self.path} failed: {e}") from e
+            try:
+                self._truncate_file(start)  # back to the last whole batch: nothing torn is left
+            except StorageFailure as undo:
+                raise StorageFailure(self.path, "write", e, fatal=True) from undo
+            raise StorageFailure(self.path, "write", e) from e
         for rel, header in iter_headers(view):
             self._observe(start + rel, header)
 
     def flush(self) -> None:
-        os.fsync(self._fd)
+        try:
+            os.fsync(self._fd)
+        except OSError as e:
+            raise StorageFailure(self.path, "fsync", e, fatal=True) from e
 
     def truncate_to_position(self, position: int) -> None:
         """Cut the file at a batch boundary and rebuild the in-memory index from what is left."""
         self._truncate_file(position)
         self.recover(check_crc=False)
 
+    def truncate_file(self, position: int) -> None:
+        """Cut the file at `position` and make the cut durable (recovery's repairs)."""
+        self._truncate_file(position)
+        self.flush()
+
     def _truncate_file(self, position: int) -> None:
-        os.ftruncate(self._fd, position)
+        try:
+            os.ftruncate(self._fd, position)
+        except OSError as e:
+            raise StorageFailure(self.path, "truncate", e, fatal=True) from e
+
+    def file_size(self) -> int:
+        try:
+            return os.fstat(self._fd).st_size
+        except OSError as e:
+            raise StorageFailure(self.path, "stat", e, fatal=True) from e
 
     # -- recovery ------------------------------------------------------------------------------
+
+    def rebuild(
+        self, *, check_crc: bool, check: BatchCheck | None = None, on_batch: BatchCallback | None = None
+    ) -> ScanError | None:
+        """Rebuild the index from the file, stopping at the first invalid batch; the file is not changed.
+
+        `check` judges each well-framed batch (offset order, say) and returns why it is invalid, or
+        None. Afterwards `size` is where the valid batches end. Returns the problem, or None.
+        """
+        self._reset_state()
+        try:
+            for pos, header in self._scan(0, self.file_size(), check_crc=check_crc):
+                reason = None if check is None else check(header)
+                if reason is not None:
+                    return ScanError(pos, reason, header)
+                self._observe(pos, header)
+                if on_batch is not None:
+                    on_batch(header)
+        except ScanError as e:
+            return e
+        return None
 
     def recover(self, *, check_crc: bool, on_batch: BatchCallback | None = None) -> ScanError | None:
         """Rebuild the index from the file; on the first invalid batch, cut the file there.
 
         Returns the problem found (already repaired), or None when the whole file was valid.
         """
-        self._reset_state()
-        file_size = os.fstat(self._fd).st_size
-        problem: ScanError | None = None
-        try:
-            for pos, header in self._scan(0, file_size, check_crc=check_crc):
-                self._observe(pos, header)
-                if on_batch is not None:
-                    on_batch(header)
-        except ScanError as e:
-            problem = e
-        if self.size != file_size:
+        problem = self.rebuild(check_crc=check_crc, on_batch=on_batch)
+        if self.size != self.file_size():
             self._truncate_file(self.size)
             if problem is None:  # pragma: no cover - _scan raises for any unread tail
                 problem = ScanError(self.size, "unread tail")
@@ -180,14 +220,13 @@ class Segment:
         Raises ScanError where the bytes stop being a batch (short header, bad length or magic,
         a batch running past `end`, or with `check_crc` a CRC mismatch).
         """
-        fd = self._fd
         buf = b""
         buf_start = start
         pos = start
         while pos < end:
             rel = pos - buf_start
             if rel + HEADER_SIZE > len(buf):
-                buf = os.pread(fd, min(max(block, HEADER_SIZE), end - pos), pos)
+                buf = self._pread(min(max(block, HEADER_SIZE), end - pos), pos)
                 buf_start = pos
                 rel = 0
                 if len(buf) < HEADER_SIZE:
@@ -204,13 +243,13 @@ class Segment:
                 if rel + size <= len(buf):
                     crc = batch_crc(buf, rel, size)
                 elif size > block:
-                    crc = batch_crc(os.pread(fd, size, pos), 0, size)
+                    crc = batch_crc(self._pread(size, pos), 0, size)
                 else:
-                    buf = os.pread(fd, min(block, end - pos), pos)
+                    buf = self._pread(min(block, end - pos), pos)
                     buf_start = pos
                     crc = batch_crc(buf, 0, size)
                 if crc != header.crc:
-                    raise ScanError(pos, "CRC mismatch")
+                    raise ScanError(pos, "CRC mismatch", header)
             yield pos, header
             pos += size
 
@@ -261,7 +300,13 @@ class Segment:
         return end
 
     def read(self, position: int, size: int) -> bytes:
-        return os.pread(self._fd, size, position)
+        return self._pread(size, position)
+
+    def _pread(self, size: int, position: int) -> bytes:
+        try:
+            return os.pread(self._fd, size, position)
+        except OSError as e:
+            raise StorageFailure(self.path, "read", e) from e
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -273,6 +318,17 @@ class Segment:
     def delete(self) -> None:
         self.close()
         self.path.unlink(missing_ok=True)
+
+    def replace_with(self, path: Path, now_ms: int) -> Segment | None:
+        """Swap the file at `path` (a compacted copy) in for this one's; the new segment, None if empty."""
+        self.close()
+        os.replace(path, self.path)  # atomic: a crash leaves the old or the new file, never neither
+        new = Segment(self.path, self.base_offset, self.index_interval_bytes, now_ms)
+        new.recover(check_crc=False)
+        if new.is_empty:
+            new.delete()
+            return None
+        return new
 
     def __repr__(self) -> str:
         return f"Segment(base_offset={self.base_offset}, size={self.size}, next_offset={self.next_offset})"

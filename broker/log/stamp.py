@@ -1,0 +1,33 @@
+"""Stamping a produce request's batches for storage: offsets, leader epoch, LogAppendTime, in place."""
+
+from __future__ import annotations
+
+from kafkito.broker.log.batch import (
+    BatchHeader,
+    set_base_offset,
+    set_log_append_time,
+    set_partition_leader_epoch,
+)
+
+
+def stamp_batches(
+    buf: bytearray,
+    batches: list[tuple[int, BatchHeader]],
+    base_offset: int,
+    leader_epoch: int,
+    append_time: int | None,
+) -> list[tuple[BatchHeader, int, int]]:
+    """Assign consecutive offsets from `base_offset` to the batches in `buf` (and LogAppendTime when
+    `append_time` is given); returns (header as sent, its base offset, its timestamp) for each."""
+    stored: list[tuple[BatchHeader, int, int]] = []
+    next_offset = base_offset
+    for pos, header in batches:
+        set_base_offset(buf, pos, next_offset)
+        set_partition_leader_epoch(buf, pos, leader_epoch)
+        timestamp = header.max_timestamp
+        if append_time is not None:
+            set_log_append_time(buf, pos, header.size, append_time)
+            timestamp = append_time
+        stored.append((header, next_offset, timestamp))
+        next_offset += header.last_offset_delta + 1
+    return stored
