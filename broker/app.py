@@ -141,7 +141,7 @@ class Broker:
         self.timer.attach_loop(loop)
         offsets_config = OffsetsConfig.from_broker(self.config)
         self.offsets = OffsetsManager(self._logs, offsets_config, self.clock, wall_clock_ms)
-        self.coordinator.store = self.offsets.store
+        self.coordinator.sink = self.offsets.store
         self.offsets.load(self.coordinator, loop.call_soon)
         self.every("offsets-expiry", offsets_config.retention_check_interval_ms, self.offsets.expire)
         self.every("log-retention", self.config.log_retention_check_interval_ms, self._logs.enforce_retention)

@@ -1,9 +1,20 @@
-"""The sans-io classic group coordinator (states, members, delayed join/sync/heartbeat, offsets)."""
+"""The sans-io group coordinator: classic groups (states, members, delayed operations) and offsets."""
 
+from kafkito.broker.coordinator.classic.group import ClassicGroup
+from kafkito.broker.coordinator.classic.member import Member
+from kafkito.broker.coordinator.classic.state import GroupState
 from kafkito.broker.coordinator.config import CoordinatorConfig
 from kafkito.broker.coordinator.coordinator import GroupCoordinator
-from kafkito.broker.coordinator.group import Group, GroupState
-from kafkito.broker.coordinator.member import Member
+from kafkito.broker.coordinator.records import (
+    CoordinatorRecord,
+    CoordinatorResult,
+    GroupMetadataRecord,
+    GroupTombstone,
+    MemberMetadata,
+    OffsetCommitRecord,
+    OffsetTombstone,
+)
+from kafkito.broker.coordinator.requests import JoinGroupRequest, OffsetCommitRequest, SyncGroupRequest
 from kafkito.broker.coordinator.results import (
     DescribedGroup,
     GroupOverview,
@@ -19,27 +30,37 @@ from kafkito.broker.coordinator.results import (
     SyncGroupResult,
     TopicPartition,
 )
-from kafkito.broker.coordinator.store import GroupStore, InMemoryGroupStore
+from kafkito.broker.coordinator.sink import InMemoryRecordSink, RecordSink
 
 __all__ = [
+    "ClassicGroup",
     "CoordinatorConfig",
+    "CoordinatorRecord",
+    "CoordinatorResult",
     "DescribedGroup",
-    "Group",
     "GroupCoordinator",
+    "GroupMetadataRecord",
     "GroupOverview",
     "GroupState",
-    "GroupStore",
     "GroupSummary",
-    "InMemoryGroupStore",
+    "GroupTombstone",
+    "InMemoryRecordSink",
     "JoinGroupMember",
+    "JoinGroupRequest",
     "JoinGroupResult",
     "LeaveGroupResult",
     "LeaveMemberResult",
     "LeavingMember",
     "Member",
+    "MemberMetadata",
     "MemberSummary",
     "OffsetAndMetadata",
+    "OffsetCommitRecord",
+    "OffsetCommitRequest",
+    "OffsetTombstone",
     "PartitionOffset",
+    "RecordSink",
+    "SyncGroupRequest",
     "SyncGroupResult",
     "TopicPartition",
 ]

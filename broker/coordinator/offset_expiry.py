@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kafkito.broker.coordinator.group import CONSUMER_PROTOCOL_TYPE, Group, GroupState
+from kafkito.broker.coordinator.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup
+from kafkito.broker.coordinator.classic.state import GroupState
 from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
 
 
-def expired_offsets(group: Group, now_ms: int, retention_ms: int) -> list[TopicPartition]:
+def expired_offsets(group: ClassicGroup, now_ms: int, retention_ms: int) -> list[TopicPartition]:
     """The partitions of `group` whose offsets are past retention at `now_ms` (coordinator clock).
 
     - Empty group with a protocol type: every offset, aged from when the group became Empty

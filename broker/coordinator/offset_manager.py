@@ -1,13 +1,33 @@
-"""The offset side of a group: staging commits, mapping store errors, fetching and deleting offsets."""
+"""Committed offsets (Kafka's OffsetMetadataManager): commit, fetch, delete, expire, and their replay.
+
+A commit is staged on the group (pending, so `require_stable` fetches see it in flight), written as
+offset commit records, and applied by replaying those records once the append succeeded. Deletions
+and expiry write tombstones, replayed as they are written. Loading replays the same records.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import dataclasses
+from collections.abc import Collection, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
-from kafkito.broker.coordinator.group import Group, GroupState
+import structlog
+
+from kafkito.broker.coordinator.classic.group import ClassicGroup
+from kafkito.broker.coordinator.classic.state import GroupState, IllegalGroupStateError
+from kafkito.broker.coordinator.errors import offset_write_error
+from kafkito.broker.coordinator.records import (
+    CoordinatorRecord,
+    CoordinatorResult,
+    GroupTombstone,
+    OffsetCommitRecord,
+    OffsetTombstone,
+)
+from kafkito.broker.coordinator.requests import OffsetCommitRequest
 from kafkito.broker.coordinator.results import (
     NO_OFFSET,
+    UNKNOWN_MEMBER_ID,
     CommitCallback,
     OffsetAndMetadata,
     PartitionOffset,
@@ -16,109 +36,222 @@ from kafkito.broker.coordinator.results import (
 from kafkito.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
-    from kafkito.broker.coordinator.store import GroupStore, StoreCallback
+    from kafkito.broker.coordinator.classic.heartbeat import Liveness
+    from kafkito.broker.coordinator.runtime import Runtime
+
+log = structlog.get_logger("kafkito.coordinator")
 
 _NO_OFFSET_FETCHED = PartitionOffset(NO_OFFSET, "", -1, ErrorCode.NONE)
 _UNSTABLE = PartitionOffset(NO_OFFSET, "", -1, ErrorCode.UNSTABLE_OFFSET_COMMIT)
 
-_OFFSET_APPEND_ERRORS = {
-    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION: ErrorCode.COORDINATOR_NOT_AVAILABLE,
-    ErrorCode.NOT_ENOUGH_REPLICAS: ErrorCode.COORDINATOR_NOT_AVAILABLE,
-    ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND: ErrorCode.COORDINATOR_NOT_AVAILABLE,
-    ErrorCode.NOT_LEADER_OR_FOLLOWER: ErrorCode.NOT_COORDINATOR,
-    ErrorCode.KAFKA_STORAGE_ERROR: ErrorCode.NOT_COORDINATOR,
-    ErrorCode.MESSAGE_TOO_LARGE: ErrorCode.INVALID_COMMIT_OFFSET_SIZE,
-    ErrorCode.RECORD_LIST_TOO_LARGE: ErrorCode.INVALID_COMMIT_OFFSET_SIZE,
-    ErrorCode.INVALID_FETCH_SIZE: ErrorCode.INVALID_COMMIT_OFFSET_SIZE,
-}
 
-_GROUP_APPEND_ERRORS = {
-    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION: ErrorCode.COORDINATOR_NOT_AVAILABLE,
-    ErrorCode.NOT_ENOUGH_REPLICAS: ErrorCode.COORDINATOR_NOT_AVAILABLE,
-    ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND: ErrorCode.COORDINATOR_NOT_AVAILABLE,
-    ErrorCode.REQUEST_TIMED_OUT: ErrorCode.REBALANCE_IN_PROGRESS,
-    ErrorCode.NOT_LEADER_OR_FOLLOWER: ErrorCode.NOT_COORDINATOR,
-    ErrorCode.KAFKA_STORAGE_ERROR: ErrorCode.NOT_COORDINATOR,
-    ErrorCode.MESSAGE_TOO_LARGE: ErrorCode.UNKNOWN_SERVER_ERROR,
-    ErrorCode.RECORD_LIST_TOO_LARGE: ErrorCode.UNKNOWN_SERVER_ERROR,
-    ErrorCode.INVALID_FETCH_SIZE: ErrorCode.UNKNOWN_SERVER_ERROR,
-}
+class OffsetManager:
+    """The offsets of every group, kept on the groups themselves (`group.offsets`)."""
 
+    __slots__ = ("liveness", "rt")
 
-def group_store_error(append_error: ErrorCode) -> ErrorCode:
-    """What a client sees when writing the group record failed with `append_error`."""
-    return _GROUP_APPEND_ERRORS.get(append_error, append_error)
+    def __init__(self, rt: Runtime, liveness: Liveness) -> None:
+        self.rt = rt
+        self.liveness = liveness
 
+    # -- OffsetCommit ---------------------------------------------------------------------------
 
-def offset_store_error(append_error: ErrorCode) -> ErrorCode:
-    """What a client sees when writing offset commits failed with `append_error`."""
-    return _OFFSET_APPEND_ERRORS.get(append_error, append_error)
+    def commit(self, request: OffsetCommitRequest, callback: CommitCallback) -> None:
+        """Validate the member and generation, then write the commits; answer once written."""
+        rt = self.rt
+        offsets = request.offsets
+        error = rt.validate_group_status(request.group_id, allow_empty_id=True)
+        group = None if error is not None else rt.groups.get(request.group_id)  # type: ignore[arg-type]
+        if error is None and group is None:
+            if request.generation_id >= 0:
+                # A member of a generation this coordinator never saw: reject.
+                error = ErrorCode.ILLEGAL_GENERATION
+            else:
+                # Not using Kafka for membership (simple consumer or admin client): allow the commit.
+                group = rt.get_or_create_group(request.group_id)  # type: ignore[arg-type]
+        if error is None and group is not None:
+            error = self._validate(group, request)
+        if error is not None or group is None:
+            rt.outbox.send(callback, dict.fromkeys(offsets, error or ErrorCode.UNKNOWN_SERVER_ERROR))
+            return
+        if group.is_(GroupState.COMPLETING_REBALANCE):
+            rt.outbox.send(callback, dict.fromkeys(offsets, ErrorCode.REBALANCE_IN_PROGRESS))
+            return
+        if group.state in (GroupState.STABLE, GroupState.PREPARING_REBALANCE):
+            # Allowed while preparing: the heartbeat response tells the member about the rebalance.
+            self.liveness.complete_and_schedule_next_heartbeat(group, group.get(request.member_id))
+        elif not group.is_(GroupState.EMPTY):
+            raise IllegalGroupStateError(f"OffsetCommit reached group {group.group_id} in {group.state}")
+        self._write_commits(group, request, callback)
 
+    def _validate(self, group: ClassicGroup, request: OffsetCommitRequest) -> ErrorCode | None:
+        if group.is_(GroupState.DEAD):
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        member_id = request.member_id
+        if (
+            request.generation_id >= 0
+            or member_id != UNKNOWN_MEMBER_ID
+            or request.group_instance_id is not None
+        ):
+            error = group.validate_member(member_id, request.group_instance_id)
+            if error is not None:
+                return error
+            if request.generation_id != group.generation_id:
+                return ErrorCode.ILLEGAL_GENERATION
+            return None
+        if not group.is_(GroupState.EMPTY):
+            return ErrorCode.UNKNOWN_MEMBER_ID  # only members commit to a non-empty group
+        return None
 
-class OffsetCommits:
-    """Stages commits on the group, writes them through the store and answers once written."""
-
-    def __init__(
-        self,
-        max_metadata_size: int,
-        send: Callable[[CommitCallback, dict[TopicPartition, ErrorCode]], None],
-        guard: Callable[[StoreCallback], StoreCallback],
-    ) -> None:
-        self._max_metadata_size = max_metadata_size
-        self._send = send
-        self._guard = guard
-
-    def metadata_fits(self, offset: OffsetAndMetadata) -> bool:
+    def _metadata_fits(self, offset: OffsetAndMetadata) -> bool:
         # Kafka compares String.length() (UTF-16 units); len() differs only for characters beyond the BMP.
-        return offset.metadata is None or len(offset.metadata) <= self._max_metadata_size
+        return offset.metadata is None or len(offset.metadata) <= self.rt.config.offset_metadata_max_bytes
 
-    def store(
-        self,
-        store: GroupStore,
-        group: Group,
-        offsets: Mapping[TopicPartition, OffsetAndMetadata],
-        callback: CommitCallback,
+    def _write_commits(
+        self, group: ClassicGroup, request: OffsetCommitRequest, callback: CommitCallback
     ) -> None:
-        valid = {tp: o for tp, o in offsets.items() if self.metadata_fits(o)}
+        now = self.rt.clock.now_ms()
+        valid = {
+            tp: o if o.commit_timestamp_ms >= 0 else dataclasses.replace(o, commit_timestamp_ms=now)
+            for tp, o in request.offsets.items()
+            if self._metadata_fits(o)
+        }
         if not valid:
-            self._send(callback, dict.fromkeys(offsets, ErrorCode.OFFSET_METADATA_TOO_LARGE))
+            self.rt.outbox.send(callback, dict.fromkeys(request.offsets, ErrorCode.OFFSET_METADATA_TOO_LARGE))
             return
         group.prepare_offset_commit(valid)
+        records = [OffsetCommitRecord(group.group_id, tp, o) for tp, o in valid.items()]
+        respond = partial(self._commits_written, group, records, list(request.offsets), callback)
+        self.rt.write(CoordinatorResult(group.group_id, records, respond))
 
-        def on_append(append_error: ErrorCode) -> None:
-            if append_error is ErrorCode.NONE:
-                if not group.is_(GroupState.DEAD):
-                    for tp, offset in valid.items():
-                        group.complete_offset_commit(tp, offset)
-                error = ErrorCode.NONE
+    def _commits_written(
+        self,
+        group: ClassicGroup,
+        records: Sequence[OffsetCommitRecord],
+        asked: Sequence[TopicPartition],
+        callback: CommitCallback,
+        append_error: ErrorCode,
+    ) -> None:
+        live = not group.is_(GroupState.DEAD)
+        for record in records:
+            if not live:
+                continue
+            if append_error is not ErrorCode.NONE:
+                group.fail_offset_commit(record.partition, record.offset)
+            elif group.has_pending_offset_commit(record.partition):
+                # Not if a delete superseded it meanwhile: its tombstone comes after in the log too.
+                self.replay_commit(record)
+        error = ErrorCode.NONE if append_error is ErrorCode.NONE else offset_write_error(append_error)
+        written = {r.partition for r in records}
+        self.rt.outbox.send(
+            callback, {tp: error if tp in written else ErrorCode.OFFSET_METADATA_TOO_LARGE for tp in asked}
+        )
+
+    # -- OffsetFetch, OffsetDelete, expiry ------------------------------------------------------
+
+    def fetch(
+        self, group_id: str | None, partitions: Sequence[TopicPartition] | None, require_stable: bool
+    ) -> tuple[ErrorCode, dict[TopicPartition, PartitionOffset]]:
+        """Committed offsets regardless of group state; -1 for unknown partitions and groups."""
+        error = self.rt.validate_group_status(group_id, allow_empty_id=True)
+        if error is not None:
+            return error, {}
+        group = self.rt.groups.get(group_id)  # type: ignore[arg-type]
+        if group is None or group.is_(GroupState.DEAD):
+            return ErrorCode.NONE, dict.fromkeys(partitions or (), _NO_OFFSET_FETCHED)
+        wanted = list(group.offsets) if partitions is None else partitions
+        result: dict[TopicPartition, PartitionOffset] = {}
+        for tp in wanted:
+            offset = group.offsets.get(tp)
+            if require_stable and group.has_pending_offset_commit(tp):
+                result[tp] = _UNSTABLE
+            elif offset is None:
+                result[tp] = _NO_OFFSET_FETCHED
             else:
-                if not group.is_(GroupState.DEAD):
-                    for tp, offset in valid.items():
-                        group.fail_offset_commit(tp, offset)
-                error = offset_store_error(append_error)
-            self._send(
-                callback,
-                {tp: error if tp in valid else ErrorCode.OFFSET_METADATA_TOO_LARGE for tp in offsets},
-            )
+                result[tp] = PartitionOffset(
+                    offset.offset, offset.metadata, offset.leader_epoch, ErrorCode.NONE
+                )
+        return ErrorCode.NONE, result
 
-        store.store_offsets(group, valid, self._guard(on_append))
-
-
-def fetch_offsets(
-    group: Group | None, partitions: Sequence[TopicPartition] | None, require_stable: bool
-) -> dict[TopicPartition, PartitionOffset]:
-    """Committed offsets regardless of group state; -1 for unknown partitions and groups."""
-    if group is None or group.is_(GroupState.DEAD):
-        return dict.fromkeys(partitions or (), _NO_OFFSET_FETCHED)
-    wanted = list(group.offsets) if partitions is None else partitions
-    result: dict[TopicPartition, PartitionOffset] = {}
-    for tp in wanted:
-        if require_stable and group.has_pending_offset_commit(tp):
-            result[tp] = _UNSTABLE
-            continue
-        offset = group.offsets.get(tp)
-        if offset is None:
-            result[tp] = _NO_OFFSET_FETCHED
+    def delete(
+        self, group_id: str | None, partitions: Sequence[TopicPartition]
+    ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
+        """OffsetDelete: allowed on Empty groups, and on consumer groups for topics nobody subscribes to."""
+        error = self.rt.validate_group_status(group_id, allow_empty_id=False)
+        if error is not None:
+            return error, {}
+        group = self.rt.groups.get(group_id)  # type: ignore[arg-type]
+        if group is None or group.is_(GroupState.DEAD):
+            return ErrorCode.GROUP_ID_NOT_FOUND, {}
+        results: dict[TopicPartition, ErrorCode] = {}
+        if group.is_(GroupState.EMPTY):
+            eligible = list(partitions)
+        elif group.is_consumer_group:
+            eligible = []
+            for tp in partitions:
+                if group.is_subscribed_to_topic(tp.topic):
+                    results[tp] = ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC
+                else:
+                    eligible.append(tp)
         else:
-            result[tp] = PartitionOffset(offset.offset, offset.metadata, offset.leader_epoch, ErrorCode.NONE)
-    return result
+            return ErrorCode.NON_EMPTY_GROUP, {}
+        if eligible:
+            self.delete_offsets(group, eligible, group_tombstone=False)
+            log.info("group.offsets_deleted", group=group_id, partitions=[list(tp) for tp in eligible])
+            for tp in eligible:
+                results[tp] = ErrorCode.NONE
+        return ErrorCode.NONE, results
+
+    def delete_offsets(
+        self, group: ClassicGroup, partitions: Collection[TopicPartition], group_tombstone: bool
+    ) -> int:
+        """Tombstone the offsets of `partitions` (in-flight ones are dropped too); the number removed.
+
+        `group_tombstone` also tombstones the group record (the caller has removed the group).
+        """
+        group_id = group.group_id
+        removed = [tp for tp in partitions if tp in group.offsets]
+        for tp in partitions:
+            group.pending_offset_commits.pop(tp, None)
+        if group_id not in self.rt.groups:
+            for tp in removed:  # a removed group's offsets do not replay: drop them here
+                del group.offsets[tp]
+        records: list[CoordinatorRecord] = [OffsetTombstone(group_id, tp) for tp in removed]
+        if group_tombstone:
+            records.append(GroupTombstone(group_id))
+        self.rt.write_tombstones(group_id, records)
+        return len(removed)
+
+    def expire(self, group_id: str, partitions: Collection[TopicPartition]) -> bool:
+        """Drop offsets found expired; an Empty group left with none goes Dead. True when it died.
+
+        Tombstones go out for the removed offsets, and for the group record if it ever had a generation.
+        """
+        group = self.rt.groups.get(group_id)
+        if group is None or group.is_(GroupState.DEAD):
+            return False
+        gone = set(partitions)
+        left = any(tp not in gone for tp in group.offsets) or any(
+            tp not in gone for tp in group.pending_offset_commits
+        )
+        dead = group.is_(GroupState.EMPTY) and not left
+        if dead:
+            self.rt.transition(group, GroupState.DEAD, "no offsets left after expiry")
+            del self.rt.groups[group_id]
+        removed = self.delete_offsets(group, partitions, group_tombstone=dead and group.generation_id > 0)
+        if removed or dead:
+            log.info("group.offsets_expired", group=group_id, partitions=removed, dead=dead)
+        return dead
+
+    # -- replay ---------------------------------------------------------------------------------
+
+    def replay_commit(self, record: OffsetCommitRecord) -> None:
+        group = self.rt.get_or_create_group(record.group_id)
+        group.offsets[record.partition] = record.offset
+        if group.pending_offset_commits.get(record.partition) == record.offset:
+            del group.pending_offset_commits[record.partition]
+
+    def replay_tombstone(self, record: OffsetTombstone) -> None:
+        group = self.rt.groups.get(record.group_id)
+        if group is not None:
+            group.offsets.pop(record.partition, None)

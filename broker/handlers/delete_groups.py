@@ -14,7 +14,7 @@ VERSIONS = (0, 2)
 
 
 def handle(ctx: RequestContext, request: Any) -> Any:
-    errors = ctx.broker.coordinator.delete_groups(request.groups_names)
+    errors = ctx.groups.delete_groups(request.groups_names)
     return ctx.response(
         throttle_time_ms=0,
         results=[dict(group_id=group_id, error_code=error) for group_id, error in errors.items()],

@@ -42,6 +42,6 @@ def handle(ctx: RequestContext, request: Any) -> Any:
             ],
             authorized_operations=operations,
         )
-        for d in ctx.broker.coordinator.describe_groups(request.groups)
+        for d in ctx.groups.describe_groups(request.groups)
     ]
     return ctx.response(throttle_time_ms=0, groups=groups)

@@ -26,8 +26,8 @@ def handle(ctx: RequestContext, request: Any) -> Any:
         ErrorCode.NONE if key_type in (GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE) else ErrorCode.INVALID_REQUEST
     )
     ok = error is ErrorCode.NONE
-    node_id = ctx.broker.config.node_id if ok else -1
-    host, port = ctx.broker.advertised if ok else ("", -1)
+    node_id = ctx.cluster.node_id if ok else -1
+    host, port = ctx.cluster.advertised if ok else ("", -1)
     message = None if ok else f"unknown coordinator key type {key_type}"
     if ctx.version >= 4:
         return ctx.response(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from kafkito.broker.context import RequestContext
-from kafkito.broker.coordinator import JoinGroupResult
+from kafkito.broker.coordinator import JoinGroupRequest, JoinGroupResult
 from kafkito.broker.handlers.parked import Parked
 
 API_KEY = 11
@@ -38,7 +38,7 @@ def handle(ctx: RequestContext, request: Any) -> Any:
         )
 
     parked: Parked[JoinGroupResult] = Parked(build)
-    ctx.broker.coordinator.join_group(
+    join = JoinGroupRequest(
         request.group_id,
         request.member_id,
         request.group_instance_id if version >= 5 else None,
@@ -48,8 +48,8 @@ def handle(ctx: RequestContext, request: Any) -> Any:
         request.session_timeout_ms,
         request.protocol_type,
         [(p.name, bytes(p.metadata)) for p in request.protocols],
-        parked.callback,
         api_version=version,
         reason=request.reason if version >= 8 else None,
     )
+    ctx.groups.join_group(join, parked.callback)
     return parked.response()

@@ -25,7 +25,7 @@ def handle(ctx: RequestContext, request: Any) -> Any:
         ]
     else:
         leaving = [LeavingMember(request.member_id)]
-    result = ctx.broker.coordinator.leave_group(request.group_id, leaving)
+    result = ctx.groups.leave_group(request.group_id, leaving)
     if version < 3:
         error = result.error
         if error is ErrorCode.NONE:

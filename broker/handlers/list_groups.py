@@ -17,7 +17,7 @@ VERSIONS = (0, 5)
 def handle(ctx: RequestContext, request: Any) -> Any:
     states = request.states_filter if ctx.version >= 4 else ()
     types = request.types_filter if ctx.version >= 5 else ()
-    error, overviews = ctx.broker.coordinator.list_groups(states or (), types or ())
+    error, overviews = ctx.groups.list_groups(states or (), types or ())
     return ctx.response(
         throttle_time_ms=0,
         error_code=error,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from kafkito.broker.context import RequestContext
-from kafkito.broker.coordinator import OffsetAndMetadata, TopicPartition
+from kafkito.broker.coordinator import OffsetAndMetadata, OffsetCommitRequest, TopicPartition
 from kafkito.broker.handlers.parked import Parked
 from kafkito.protocol.errors import ErrorCode
 
@@ -22,18 +22,17 @@ DEFAULT_RETENTION_TIME = -1
 
 def handle(ctx: RequestContext, request: Any) -> Any:
     version = ctx.version
-    broker = ctx.broker
-    coordinator = broker.coordinator
+    coordinator = ctx.groups
     now = coordinator.clock.now_ms()
     retention = request.retention_time_ms if version <= 4 else DEFAULT_RETENTION_TIME
     expire = None if retention == DEFAULT_RETENTION_TIME else now + retention
     order: list[tuple[str, list[int]]] = []
     rejected: dict[TopicPartition, ErrorCode] = {}
     offsets: dict[TopicPartition, OffsetAndMetadata] = {}
-    logs = broker.logs
+    topics = ctx.topics
     for topic in request.topics:
         name = topic.name
-        info = logs.topic(name)
+        info = topics.get(name)
         indexes = []
         for p in topic.partitions:
             tp = TopicPartition(name, p.partition_index)
@@ -68,12 +67,12 @@ def handle(ctx: RequestContext, request: Any) -> Any:
     if not offsets:
         return build({})
     parked: Parked[dict[TopicPartition, ErrorCode]] = Parked(build)
-    coordinator.commit_offsets(
+    commit = OffsetCommitRequest(
         request.group_id,
         request.member_id,
         request.group_instance_id if version >= 7 else None,
         request.generation_id_or_member_epoch,
         offsets,
-        parked.callback,
     )
+    coordinator.commit_offsets(commit, parked.callback)
     return parked.response()

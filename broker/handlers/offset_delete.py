@@ -16,12 +16,12 @@ VERSIONS = (0, 0)
 
 
 def handle(ctx: RequestContext, request: Any) -> Any:
-    logs = ctx.broker.logs
+    topics = ctx.topics
     order: list[tuple[str, list[int]]] = []
     errors: dict[TopicPartition, ErrorCode] = {}
     known: list[TopicPartition] = []
     for topic in request.topics:
-        info = logs.topic(topic.name)
+        info = topics.get(topic.name)
         indexes = []
         for p in topic.partitions:
             tp = TopicPartition(topic.name, p.partition_index)
@@ -31,7 +31,7 @@ def handle(ctx: RequestContext, request: Any) -> Any:
             else:
                 known.append(tp)
         order.append((topic.name, indexes))
-    group_error, results = ctx.broker.coordinator.delete_offsets(request.group_id, known)
+    group_error, results = ctx.groups.delete_offsets(request.group_id, known)
     if group_error is not ErrorCode.NONE:
         return ctx.response(error_code=group_error, throttle_time_ms=0, topics=[])
     errors.update(results)

@@ -55,7 +55,7 @@ def _topic_entries(topics: dict[str, list[tuple[int, PartitionOffset]]]) -> list
 def _fetch(
     ctx: RequestContext, group_id: str, wanted: list[TopicPartition] | None, require_stable: bool
 ) -> tuple[ErrorCode, dict[str, list[tuple[int, PartitionOffset]]]]:
-    error, offsets = ctx.broker.coordinator.fetch_offsets(group_id, wanted, require_stable)
+    error, offsets = ctx.groups.fetch_offsets(group_id, wanted, require_stable)
     if error is not ErrorCode.NONE:
         if ctx.version < 2 and wanted is not None:
             # v1 has no top-level error: Kafka puts it on every partition asked for.

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from kafkito.broker.context import RequestContext
-from kafkito.broker.coordinator import SyncGroupResult
+from kafkito.broker.coordinator import SyncGroupRequest, SyncGroupResult
 from kafkito.broker.handlers.parked import Parked
 from kafkito.protocol.errors import ErrorCode
 
@@ -34,7 +34,7 @@ def handle(ctx: RequestContext, request: Any) -> Any:
     if version >= 5 and (protocol_type is None or protocol_name is None):
         return build(SyncGroupResult(ErrorCode.INCONSISTENT_GROUP_PROTOCOL))
     parked: Parked[SyncGroupResult] = Parked(build)
-    ctx.broker.coordinator.sync_group(
+    sync = SyncGroupRequest(
         request.group_id,
         request.generation_id,
         request.member_id,
@@ -42,6 +42,6 @@ def handle(ctx: RequestContext, request: Any) -> Any:
         protocol_type,
         protocol_name,
         {a.member_id: bytes(a.assignment) for a in request.assignments},
-        parked.callback,
     )
+    ctx.groups.sync_group(sync, parked.callback)
     return parked.response()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from kafkito.broker.offsets.store import OFFSETS_TOPIC
+from kafkito.broker.offsets.log_sink import OFFSETS_TOPIC
 
 if TYPE_CHECKING:
     from kafkito.broker.log.manager import LogManager

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from kafkito.broker.coordinator.subscription import subscribed_topics
+from kafkito.broker.coordinator.classic.subscription import subscribed_topics
 from kafkito.broker.log.batch import HEADER_SIZE, parse_header
 from kafkito.broker.offsets.batches import batch_records
 from kafkito.broker.offsets.partitioner import partition_for
@@ -21,7 +21,7 @@ from kafkito.broker.offsets.records import (
     decode_key,
     decode_offset_value,
 )
-from kafkito.broker.offsets.store import OFFSETS_TOPIC
+from kafkito.broker.offsets.log_sink import OFFSETS_TOPIC
 
 _PARTITION_DIR = re.compile(rf"^{OFFSETS_TOPIC}-(\d+)$")
 _READ = 1 << 20

@@ -1,12 +1,20 @@
-"""The coordinator's `GroupStore` on the log: group and offset records appended to `__consumer_offsets`."""
+"""The coordinator's `RecordSink` on the log: its records encoded and appended to `__consumer_offsets`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import structlog
 
+from kafkito.broker.coordinator.records import (
+    AppendCallback,
+    CoordinatorRecord,
+    GroupMetadataRecord,
+    OffsetCommitRecord,
+    OffsetTombstone,
+)
+from kafkito.broker.coordinator.results import OffsetAndMetadata
 from kafkito.broker.log.errors import LogError
 from kafkito.broker.offsets.batches import build_batch
 from kafkito.broker.offsets.partitioner import partition_for
@@ -24,9 +32,6 @@ from kafkito.protocol.errors import ErrorCode
 from kafkito.purgatory import Clock
 
 if TYPE_CHECKING:
-    from kafkito.broker.coordinator.group import Group
-    from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
-    from kafkito.broker.coordinator.store import StoreCallback
     from kafkito.broker.log.manager import LogManager
 
 log = structlog.get_logger("kafkito.offsets")
@@ -52,9 +57,8 @@ class TimeBase:
         return wall_ms - self._delta
 
 
-def group_value(group: Group, assignment: Mapping[str, bytes], time: TimeBase) -> GroupValue:
-    """The group metadata record of `group` as it stands, with the given assignment."""
-    protocol = group.protocol_name
+def group_value(record: GroupMetadataRecord, time: TimeBase) -> GroupValue:
+    """The group metadata value of `record`, its timestamp in wall-clock milliseconds."""
     members = tuple(
         MemberValue(
             m.member_id,
@@ -63,17 +67,17 @@ def group_value(group: Group, assignment: Mapping[str, bytes], time: TimeBase) -
             m.client_host,
             m.rebalance_timeout_ms,
             m.session_timeout_ms,
-            m.metadata(protocol) if protocol is not None else b"",
-            assignment.get(m.member_id, b""),
+            m.subscription,
+            m.assignment,
         )
-        for m in group.members()
+        for m in record.members
     )
-    state_ts = group.state_timestamp_ms
+    state_ts = record.state_timestamp_ms
     return GroupValue(
-        group.protocol_type or "",
-        group.generation_id,
-        protocol,
-        group.leader_id,
+        record.protocol_type,
+        record.generation_id,
+        record.protocol_name,
+        record.leader_id,
         members,
         -1 if state_ts is None else time.to_wall(state_ts),
     )
@@ -91,7 +95,20 @@ def offset_value(offset: OffsetAndMetadata, time: TimeBase) -> OffsetValue:
     )
 
 
-class LogGroupStore:
+def encode_record(record: CoordinatorRecord, time: TimeBase) -> tuple[bytes, bytes | None]:
+    """(key, value) bytes of one record in Kafka's formats; value None for a tombstone."""
+    if isinstance(record, OffsetCommitRecord):
+        tp = record.partition
+        key = encode_offset_key(record.group_id, tp.topic, tp.partition)
+        return key, encode_offset_value(offset_value(record.offset, time))
+    if isinstance(record, OffsetTombstone):
+        return encode_offset_key(record.group_id, record.partition.topic, record.partition.partition), None
+    if isinstance(record, GroupMetadataRecord):
+        return encode_group_key(record.group_id), encode_group_value(group_value(record, time))
+    return encode_group_key(record.group_id), None
+
+
+class LogRecordSink:
     """Appends each write as one batch to the group's partition; answers once the log has it.
 
     `PartitionLog.append` hands the bytes to the OS before returning, so an acknowledged commit
@@ -116,7 +133,7 @@ class LogGroupStore:
             partition = cache[group_id] = partition_for(group_id, self.num_partitions)
         return partition
 
-    # -- GroupStore ---------------------------------------------------------------------------
+    # -- RecordSink ---------------------------------------------------------------------------
 
     def is_loading(self, group_id: str) -> bool:
         return bool(self.loading) and self.partition_for(group_id) in self.loading
@@ -124,48 +141,15 @@ class LogGroupStore:
     def is_any_loading(self) -> bool:
         return bool(self.loading)
 
-    def store_group(self, group: Group, assignment: Mapping[str, bytes], callback: StoreCallback) -> None:
-        try:
-            value = encode_group_value(group_value(group, assignment, self.time))
-        except RecordFormatError as exc:
-            log.warning("offsets.group_record_unencodable", group=group.group_id, error=str(exc))
-            callback(ErrorCode.MESSAGE_TOO_LARGE)
-            return
-        callback(self._append(group.group_id, [(encode_group_key(group.group_id), value)]))
-
-    def store_offsets(
-        self, group: Group, offsets: Mapping[TopicPartition, OffsetAndMetadata], callback: StoreCallback
-    ) -> None:
-        group_id = group.group_id
+    def append(self, group_id: str, records: Sequence[CoordinatorRecord], done: AppendCallback) -> None:
         time = self.time
         try:
-            records = [
-                (
-                    encode_offset_key(group_id, tp.topic, tp.partition),
-                    encode_offset_value(offset_value(o, time)),
-                )
-                for tp, o in offsets.items()
-            ]
+            encoded = [encode_record(r, time) for r in records]
         except RecordFormatError as exc:
-            log.warning("offsets.commit_unencodable", group=group_id, error=str(exc))
-            callback(ErrorCode.MESSAGE_TOO_LARGE)
+            log.warning("offsets.record_unencodable", group=group_id, error=str(exc))
+            done(ErrorCode.MESSAGE_TOO_LARGE)
             return
-        callback(self._append(group_id, records))
-
-    def write_tombstones(
-        self, group: Group, partitions: Collection[TopicPartition], group_tombstone: bool
-    ) -> None:
-        group_id = group.group_id
-        records: list[tuple[bytes, bytes | None]] = [
-            (encode_offset_key(group_id, tp.topic, tp.partition), None) for tp in partitions
-        ]
-        if group_tombstone:
-            records.append((encode_group_key(group_id), None))
-        if records:
-            error = self._append(group_id, records)
-            if error is not ErrorCode.NONE:
-                # Kafka writes these with acks=0 too: nobody waits, the log line is all there is.
-                log.warning("offsets.tombstones_failed", group=group_id, error=error.name)
+        done(self._append(group_id, encoded))
 
     # -- the log ------------------------------------------------------------------------------
 

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from kafkito.broker.config import default
-from kafkito.broker.offsets.expiry import expired_offsets
-from kafkito.broker.offsets.loader import build_groups, decode_state, replay
-from kafkito.broker.offsets.store import OFFSETS_TOPIC, LogGroupStore, TimeBase
+from kafkito.broker.coordinator.offset_expiry import expired_offsets
+from kafkito.broker.offsets.loader import decode_records, read_latest
+from kafkito.broker.offsets.log_sink import OFFSETS_TOPIC, LogRecordSink, TimeBase
 from kafkito.purgatory import Clock
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ class OffsetsManager:
         self.clock = clock
         self.time = TimeBase(clock, wall_ms)
         self.num_partitions = ensure_offsets_topic(logs, config)
-        self.store = LogGroupStore(logs, self.num_partitions, self.time)
+        self.store = LogRecordSink(logs, self.num_partitions, self.time)
         self.store.loading.update(range(self.num_partitions))
         self._coordinator: GroupCoordinator | None = None
         self._loading: Generator[None, None, None] | None = None
@@ -156,14 +156,16 @@ class OffsetsManager:
         started = self.clock.now_ms()
         budget = max(self.config.load_chunk_records, 1)
         plog = self.logs.get_log(OFFSETS_TOPIC, partition)
-        latest = yield from replay(plog, budget)
-        state = yield from decode_state(latest, self.time, budget)
-        groups = 0
-        for group in build_groups(state, self.time, self.clock.now_ms()):
-            coordinator.load_group(group)
-            groups += 1
-            if groups % max(budget // 10, 1) == 0:
+        latest = yield from read_latest(plog, budget)
+        state = yield from decode_records(latest, self.time, budget)
+        # The same replay as at run time: the coordinator's state is what the records say.
+        step = max(budget // 10, 1)
+        for i, record in enumerate(state.records, 1):
+            coordinator.replay(record)
+            if i % step == 0:
                 yield
+        coordinator.on_loaded(state.group_ids)
+        groups = len(state.group_ids)
         self.store.loading.discard(partition)
         yield  # one partition per step at least: its groups are served before the next one loads
         if latest:

@@ -11,11 +11,14 @@ from kafkito.broker.coordinator import (
     CoordinatorConfig,
     GroupCoordinator,
     GroupState,
-    InMemoryGroupStore,
+    InMemoryRecordSink,
+    JoinGroupRequest,
     JoinGroupResult,
     LeaveGroupResult,
     LeavingMember,
     OffsetAndMetadata,
+    OffsetCommitRequest,
+    SyncGroupRequest,
     SyncGroupResult,
     TopicPartition,
 )
@@ -75,7 +78,7 @@ class Harness:
     """A coordinator on a ManualClock, plus shorthand requests that record every reply."""
 
     config: CoordinatorConfig = field(default_factory=CoordinatorConfig)
-    store: InMemoryGroupStore = field(default_factory=InMemoryGroupStore)
+    store: InMemoryRecordSink = field(default_factory=InMemoryRecordSink)
 
     def __post_init__(self) -> None:
         self.clock = ManualClock()
@@ -114,17 +117,19 @@ class Harness:
         reply: Reply[JoinGroupResult] = Reply(f"join {member_id or instance or client_id}")
         self.replies.append(reply)
         self.coordinator.join_group(
-            group,
-            member_id,
-            instance,
-            client_id,
-            "/127.0.0.1",
-            rebalance_ms,
-            session_ms,
-            protocol_type,
-            list(protocols),
+            JoinGroupRequest(
+                group,
+                member_id,
+                instance,
+                client_id,
+                "/127.0.0.1",
+                rebalance_ms,
+                session_ms,
+                protocol_type,
+                list(protocols),
+                api_version=version,
+            ),
             reply,
-            api_version=version,
         )
         return reply
 
@@ -149,13 +154,15 @@ class Harness:
         reply: Reply[SyncGroupResult] = Reply(f"sync {member_id}")
         self.replies.append(reply)
         self.coordinator.sync_group(
-            group,
-            generation,
-            member_id,
-            instance,
-            protocol_type,
-            protocol_name,
-            dict(assignments or {}),
+            SyncGroupRequest(
+                group,
+                generation,
+                member_id,
+                instance,
+                protocol_type,
+                protocol_name,
+                dict(assignments or {}),
+            ),
             reply,
         )
         return reply
@@ -181,7 +188,8 @@ class Harness:
         full = {
             tp: o if isinstance(o, OffsetAndMetadata) else OffsetAndMetadata(o) for tp, o in offsets.items()
         }
-        self.coordinator.commit_offsets(group, member_id, instance, generation, full, reply)
+        request = OffsetCommitRequest(group, member_id, instance, generation, full)
+        self.coordinator.commit_offsets(request, reply)
         return reply
 
     # -- set-ups ----------------------------------------------------------------------------------

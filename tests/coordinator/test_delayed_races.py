@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from kafkito.broker.coordinator import CoordinatorConfig, GroupState, JoinGroupResult, SyncGroupResult
+from kafkito.broker.coordinator import (
+    CoordinatorConfig,
+    GroupState,
+    JoinGroupRequest,
+    JoinGroupResult,
+    SyncGroupRequest,
+    SyncGroupResult,
+)
 from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import SESSION_MS, Harness, Reply
 
@@ -66,15 +73,9 @@ def test_callbacks_may_call_back_into_the_coordinator() -> None:
     def on_join(result: JoinGroupResult) -> None:
         if result.error is ErrorCode.MEMBER_ID_REQUIRED:
             h.coordinator.join_group(
-                "g",
-                result.member_id,
-                None,
-                "c",
-                "h",
-                5_000,
-                SESSION_MS,
-                "consumer",
-                [("range", b"")],
+                JoinGroupRequest(
+                    "g", result.member_id, None, "c", "h", 5_000, SESSION_MS, "consumer", [("range", b"")]
+                ),
                 on_join,
             )
         elif result.error is ErrorCode.NONE:
@@ -82,12 +83,14 @@ def test_callbacks_may_call_back_into_the_coordinator() -> None:
             syncs.append(reply)
             assignment = {m.member_id: b"mine" for m in result.members}
             h.coordinator.sync_group(
-                "g", result.generation_id, result.member_id, None, None, None, assignment, reply
+                SyncGroupRequest("g", result.generation_id, result.member_id, None, None, None, assignment),
+                reply,
             )
 
     for _ in range(3):
         h.coordinator.join_group(
-            "g", "", None, "c", "h", 5_000, SESSION_MS, "consumer", [("range", b"")], on_join
+            JoinGroupRequest("g", "", None, "c", "h", 5_000, SESSION_MS, "consumer", [("range", b"")]),
+            on_join,
         )
     h.advance(0)
     assert len(syncs) == 3

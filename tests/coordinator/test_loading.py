@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from kafkito.broker.coordinator import (
     CoordinatorConfig,
-    Group,
+    GroupMetadataRecord,
     GroupState,
     LeavingMember,
-    Member,
+    MemberMetadata,
     TopicPartition,
 )
 from kafkito.protocol.errors import ErrorCode
@@ -17,27 +17,24 @@ T0 = TopicPartition("t", 0)
 
 
 def loaded_group(h: Harness, n: int, group_id: str = "g") -> list[str]:
-    """A Stable group of `n` members at generation 5, as the offsets log would rebuild it."""
-    group = Group(group_id, h.now, GroupState.STABLE)
-    group.generation_id = 5
-    group.protocol_type = "consumer"
-    group.protocol_name = "range"
+    """A Stable group of `n` members at generation 5, loaded as the offsets log would: its group
+    record replayed, then the coordinator told the group is loaded."""
     ids = [f"m{i}" for i in range(n)]
-    for member_id in ids:
-        group.add(
-            Member(
-                member_id,
-                None,
-                "client",
-                "/10.0.0.1",
-                30_000,
-                SESSION_MS,
-                "consumer",
-                [("range", subscription("t"))],
-                assignment=member_id.encode(),
-            )
+    members = tuple(
+        MemberMetadata(
+            member_id,
+            None,
+            "client",
+            "/10.0.0.1",
+            30_000,
+            SESSION_MS,
+            subscription("t"),
+            member_id.encode(),
         )
-    h.coordinator.load_group(group)
+        for member_id in ids
+    )
+    h.coordinator.replay(GroupMetadataRecord(group_id, "consumer", 5, "range", ids[0], members, h.now))
+    h.coordinator.on_loaded([group_id])
     return ids
 
 
@@ -58,14 +55,6 @@ def test_while_loading_heartbeat_is_none_sync_is_rebalance_in_progress_others_lo
     error, groups = h.coordinator.list_groups()
     assert error is loading and [g.group_id for g in groups] == ["g"]  # the list is still returned
     assert h.members() == {leader, follower}
-
-
-def test_inactive_coordinator_is_coordinator_not_available() -> None:
-    h = Harness()
-    h.coordinator.shutdown()
-    assert h.join().result.error is ErrorCode.COORDINATOR_NOT_AVAILABLE
-    assert h.heartbeat("g", "m", 1) is ErrorCode.COORDINATOR_NOT_AVAILABLE
-    assert h.coordinator.list_groups() == (ErrorCode.COORDINATOR_NOT_AVAILABLE, [])
 
 
 def test_loaded_stable_group_serves_its_members_and_arms_their_deadlines() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kafkito.broker.coordinator import GroupState, InMemoryGroupStore, OffsetAndMetadata, TopicPartition
+from kafkito.broker.coordinator import GroupState, InMemoryRecordSink, OffsetAndMetadata, TopicPartition
 from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import Harness
 
@@ -82,7 +82,7 @@ def test_commit_metadata_over_4096_is_offset_metadata_too_large_per_partition() 
 
 
 def test_require_stable_fetch_is_unstable_offset_commit_while_a_commit_is_in_flight() -> None:
-    store = InMemoryGroupStore(defer_writes=True)
+    store = InMemoryRecordSink(defer_writes=True)
     h = Harness(store=store)
     reply = h.commit("g", {T0: 10})
     assert not reply.done
@@ -98,7 +98,7 @@ def test_require_stable_fetch_is_unstable_offset_commit_while_a_commit_is_in_fli
 
 
 def test_failed_offset_write_maps_the_error_and_leaves_nothing_committed() -> None:
-    store = InMemoryGroupStore()
+    store = InMemoryRecordSink()
     store.fail_with = ErrorCode.MESSAGE_TOO_LARGE
     h = Harness(store=store)
     assert h.commit("g", {T0: 1}).result == {T0: ErrorCode.INVALID_COMMIT_OFFSET_SIZE}

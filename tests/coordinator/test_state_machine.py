@@ -13,10 +13,13 @@ from kafkito.broker.coordinator import (
     CoordinatorConfig,
     GroupCoordinator,
     GroupState,
-    InMemoryGroupStore,
+    InMemoryRecordSink,
+    JoinGroupRequest,
     JoinGroupResult,
     LeavingMember,
     OffsetAndMetadata,
+    OffsetCommitRequest,
+    SyncGroupRequest,
     SyncGroupResult,
     TopicPartition,
 )
@@ -72,7 +75,7 @@ class CoordinatorMachine(RuleBasedStateMachine):
         super().__init__()
         self.clock = ManualClock()
         self.timer = Timer(self.clock)
-        self.store = InMemoryGroupStore()
+        self.store = InMemoryRecordSink()
         self.coordinator = GroupCoordinator(
             CoordinatorConfig(group_initial_rebalance_delay_ms=1_000, group_max_size=4),
             self.clock,
@@ -131,8 +134,11 @@ class CoordinatorMachine(RuleBasedStateMachine):
         client.join_in_flight = True
         _, callback = self.recorder.new(lambda r, c=client: self._on_join(c, r))  # type: ignore[misc]
         self.coordinator.join_group(
-            GROUP, client.member_id, client.instance if version >= 5 else None, f"client-{i}", "/h",
-            20_000, SESSION_MS, "consumer", PROTOCOLS[client.protocols], callback, api_version=version,
+            JoinGroupRequest(
+                GROUP, client.member_id, client.instance if version >= 5 else None, f"client-{i}", "/h",
+                20_000, SESSION_MS, "consumer", PROTOCOLS[client.protocols], api_version=version,
+            ),
+            callback,  # type: ignore[arg-type]
         )  # fmt: skip
 
     @rule(i=st.integers(0, N_CLIENTS - 1), omit=st.integers(0, 3))
@@ -159,7 +165,10 @@ class CoordinatorMachine(RuleBasedStateMachine):
             lambda r, c=client, m=client.member_id: self._on_sync(c, m, r)  # type: ignore[misc]
         )
         self.coordinator.sync_group(
-            GROUP, client.generation, client.member_id, client.instance, None, None, assignment, callback
+            SyncGroupRequest(
+                GROUP, client.generation, client.member_id, client.instance, None, None, assignment
+            ),
+            callback,  # type: ignore[arg-type]
         )
 
     @rule(i=st.integers(0, N_CLIENTS - 1))
@@ -210,8 +219,11 @@ class CoordinatorMachine(RuleBasedStateMachine):
         client = self.clients[i]
         _, callback = self.recorder.new(lambda r: None)
         self.coordinator.commit_offsets(
-            GROUP, client.member_id, client.instance, client.generation,
-            {TopicPartition("t", 0): OffsetAndMetadata(offset)}, callback,
+            OffsetCommitRequest(
+                GROUP, client.member_id, client.instance, client.generation,
+                {TopicPartition("t", 0): OffsetAndMetadata(offset)},
+            ),
+            callback,  # type: ignore[arg-type]
         )  # fmt: skip
 
     @rule()

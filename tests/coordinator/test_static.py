@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kafkito.broker.coordinator import GroupState, InMemoryGroupStore, LeavingMember, TopicPartition
+from kafkito.broker.coordinator import GroupState, InMemoryRecordSink, LeavingMember, TopicPartition
 from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import Harness, subscription
 
@@ -110,7 +110,7 @@ def test_static_restart_whose_vote_changes_the_protocol_rebalances() -> None:
 
 
 def test_failed_store_reverts_the_static_replacement() -> None:
-    store = InMemoryGroupStore()
+    store = InMemoryRecordSink()
     h = Harness(store=store)
     _, s2 = static_group(h)
     store.fail_with = ErrorCode.NOT_ENOUGH_REPLICAS

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kafkito.broker.coordinator import CoordinatorConfig, GroupState, InMemoryGroupStore
+from kafkito.broker.coordinator import CoordinatorConfig, GroupState, InMemoryRecordSink
 from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import SESSION_MS, Harness
 
@@ -74,7 +74,7 @@ def test_sync_v5_protocol_type_or_name_mismatch_is_inconsistent_group_protocol()
 
 
 def test_follower_syncs_are_held_until_the_leader_assignment_is_stored() -> None:
-    store = InMemoryGroupStore(defer_writes=True)
+    store = InMemoryRecordSink(defer_writes=True)
     h = Harness(store=store)
     leader, ids, generation = joined_group(h, 3)
     followers = [m for m in ids if m != leader]
@@ -100,7 +100,7 @@ def test_follower_syncing_after_the_leader_gets_its_assignment_at_once() -> None
 
 
 def test_failed_group_store_answers_syncs_with_mapped_error_and_rebalances() -> None:
-    store = InMemoryGroupStore()
+    store = InMemoryRecordSink()
     h = Harness(store=store)
     leader, ids, generation = joined_group(h, 2)
     (follower,) = [m for m in ids if m != leader]
@@ -114,7 +114,7 @@ def test_failed_group_store_answers_syncs_with_mapped_error_and_rebalances() -> 
 
 
 def test_store_timeout_maps_to_rebalance_in_progress() -> None:
-    store = InMemoryGroupStore()
+    store = InMemoryRecordSink()
     h = Harness(store=store)
     leader, _, generation = joined_group(h, 1)
     store.fail_with = ErrorCode.REQUEST_TIMED_OUT
@@ -122,7 +122,7 @@ def test_store_timeout_maps_to_rebalance_in_progress() -> None:
 
 
 def test_late_store_answer_after_a_new_rebalance_is_ignored() -> None:
-    store = InMemoryGroupStore(defer_writes=True)
+    store = InMemoryRecordSink(defer_writes=True)
     h = Harness(store=store)
     leader, ids, generation = joined_group(h, 2)
     (follower,) = [m for m in ids if m != leader]

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kafkito.broker.coordinator import Group, GroupState, LeavingMember, OffsetAndMetadata, TopicPartition
-from kafkito.broker.offsets.expiry import expired_offsets
+from kafkito.broker.coordinator import (
+    ClassicGroup,
+    GroupState,
+    LeavingMember,
+    OffsetAndMetadata,
+    TopicPartition,
+)
+from kafkito.broker.coordinator.offset_expiry import expired_offsets
 from kafkito.broker.offsets.records import GroupKey, OffsetKey
 from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import SESSION_MS
@@ -80,7 +86,7 @@ def test_empty_group_offsets_age_from_when_the_group_became_empty(tmp_path: Path
 
 
 def test_empty_group_without_a_state_timestamp_falls_back_to_commit_time() -> None:
-    group = Group("g", 0)
+    group = ClassicGroup("g", 0)
     group.protocol_type = "consumer"
     group.state_timestamp_ms = None
     group.offsets[T0] = OffsetAndMetadata(1, commit_timestamp_ms=100)
@@ -116,7 +122,7 @@ def test_rebalancing_or_non_consumer_stable_groups_expire_nothing() -> None:
         (GroupState.COMPLETING_REBALANCE, "consumer"),
         (GroupState.STABLE, "connect"),
     ]:
-        group = Group("g", 0, state)
+        group = ClassicGroup("g", 0, state)
         group.protocol_type = protocol_type
         group.subscribed_topics = set()
         group.offsets[U0] = OffsetAndMetadata(1, commit_timestamp_ms=0)
@@ -142,7 +148,7 @@ def test_explicit_expire_timestamp_takes_precedence(tmp_path: Path) -> None:
 
 
 def test_offsets_with_a_write_in_flight_never_expire() -> None:
-    group = Group("g", 0)
+    group = ClassicGroup("g", 0)
     group.offsets[T0] = OffsetAndMetadata(1, commit_timestamp_ms=0)
     group.offsets[U0] = OffsetAndMetadata(1, commit_timestamp_ms=0)
     group.prepare_offset_commit({T0: OffsetAndMetadata(2, commit_timestamp_ms=RETENTION)})

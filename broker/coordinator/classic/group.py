@@ -4,51 +4,27 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Sequence
-from enum import StrEnum
 
-from kafkito.broker.coordinator.member import Member
+import structlog
+
+from kafkito.broker.coordinator.classic.member import Member
+from kafkito.broker.coordinator.classic.state import VALID_PREVIOUS, GroupState, IllegalGroupStateError
+from kafkito.broker.coordinator.classic.subscription import subscribed_topics
 from kafkito.broker.coordinator.results import (
     JoinCallback,
     JoinGroupMember,
     OffsetAndMetadata,
     TopicPartition,
 )
-from kafkito.broker.coordinator.subscription import subscribed_topics
+from kafkito.protocol.errors import ErrorCode
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
 
-
-class GroupState(StrEnum):
-    EMPTY = "Empty"
-    PREPARING_REBALANCE = "PreparingRebalance"
-    COMPLETING_REBALANCE = "CompletingRebalance"
-    STABLE = "Stable"
-    DEAD = "Dead"
+log = structlog.get_logger("kafkito.coordinator")
 
 
-_VALID_PREVIOUS: dict[GroupState, frozenset[GroupState]] = {
-    GroupState.PREPARING_REBALANCE: frozenset(
-        {GroupState.STABLE, GroupState.COMPLETING_REBALANCE, GroupState.EMPTY}
-    ),
-    GroupState.COMPLETING_REBALANCE: frozenset({GroupState.PREPARING_REBALANCE}),
-    GroupState.STABLE: frozenset({GroupState.COMPLETING_REBALANCE}),
-    GroupState.DEAD: frozenset(GroupState),
-    GroupState.EMPTY: frozenset({GroupState.PREPARING_REBALANCE}),
-}
-
-
-# States in which the join phase is over (members sync, or already synced).
-AFTER_JOIN = (GroupState.COMPLETING_REBALANCE, GroupState.STABLE)
-# States in which no sync is expected any more.
-REBALANCING_OR_DONE = (GroupState.DEAD, GroupState.EMPTY, GroupState.PREPARING_REBALANCE)
-
-
-class IllegalGroupStateError(RuntimeError):
-    """A transition or operation the state machine forbids: a coordinator bug, never a client error."""
-
-
-class Group:
-    """Kafka's GroupMetadata. Holds data and enforces its invariants; it never calls callbacks."""
+class ClassicGroup:
+    """Kafka's ClassicGroup (GroupMetadata before 4.0): data and its invariants; it never calls callbacks."""
 
     __slots__ = (
         "_leader_id",
@@ -92,7 +68,7 @@ class Group:
 
     def __repr__(self) -> str:
         return (
-            f"Group({self.group_id!r}, {self.state}, generation={self.generation_id}, "
+            f"ClassicGroup({self.group_id!r}, {self.state}, generation={self.generation_id}, "
             f"members={list(self._members)})"
         )
 
@@ -102,10 +78,10 @@ class Group:
         return self.state is state
 
     def can_rebalance(self) -> bool:
-        return self.state in _VALID_PREVIOUS[GroupState.PREPARING_REBALANCE]
+        return self.state in VALID_PREVIOUS[GroupState.PREPARING_REBALANCE]
 
     def transition_to(self, state: GroupState, now_ms: int) -> None:
-        if self.state not in _VALID_PREVIOUS[state]:
+        if self.state not in VALID_PREVIOUS[state]:
             raise IllegalGroupStateError(f"group {self.group_id}: illegal transition {self.state} -> {state}")
         self.state = state
         self.state_timestamp_ms = now_ms
@@ -123,10 +99,6 @@ class Group:
     @property
     def num_awaiting_join(self) -> int:
         return self._num_awaiting_join
-
-    @property
-    def num_pending(self) -> int:
-        return len(self._pending_members)
 
     def has(self, member_id: str) -> bool:
         return member_id in self._members
@@ -148,6 +120,25 @@ class Group:
 
     def static_instance_ids(self) -> list[str]:
         return list(self._static_members)
+
+    def validate_member(self, member_id: str, group_instance_id: str | None) -> ErrorCode | None:
+        """Kafka's validateCurrentMember: the id must be in the group, and own the instance id if given."""
+        if group_instance_id is not None:
+            current = self._static_members.get(group_instance_id)
+            if current is None:
+                return ErrorCode.UNKNOWN_MEMBER_ID
+            if current != member_id:
+                log.info(
+                    "member.fenced",
+                    group=self.group_id,
+                    member=member_id,
+                    instance=group_instance_id,
+                    current_member=current,
+                )
+                return ErrorCode.FENCED_INSTANCE_ID
+        if member_id not in self._members:
+            return ErrorCode.UNKNOWN_MEMBER_ID
+        return None
 
     def is_leader(self, member_id: str) -> bool:
         return self._leader_id == member_id

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from kafkito.broker.coordinator.results import JoinCallback, MemberSummary, SyncCallback
 
 if TYPE_CHECKING:
-    from kafkito.broker.coordinator.delayed import DelayedHeartbeat
+    from kafkito.broker.coordinator.classic.delayed import DelayedHeartbeat
+    from kafkito.broker.coordinator.requests import JoinGroupRequest
 
 Protocols = list[tuple[str, bytes]]
 
@@ -34,6 +35,22 @@ class Member:
     # The member's current session deadline (a DelayedHeartbeat), moved on each heartbeat.
     heartbeat_op: DelayedHeartbeat | None = field(default=None, repr=False)
 
+    @classmethod
+    def joining(cls, member_id: str, request: JoinGroupRequest, callback: JoinCallback) -> Member:
+        """A new member made from its JoinGroup, parked until the join phase completes."""
+        return cls(
+            member_id,
+            request.group_instance_id,
+            request.client_id,
+            request.client_host,
+            request.rebalance_timeout_ms,
+            request.session_timeout_ms,
+            request.protocol_type,
+            list(request.protocols),
+            join_callback=callback,
+            is_new=True,
+        )
+
     @property
     def is_static(self) -> bool:
         return self.group_instance_id is not None
@@ -53,9 +70,6 @@ class Member:
         if self.join_callback is not None or self.sync_callback is not None:
             return True
         return self.heartbeat_satisfied
-
-    def protocol_names(self) -> set[str]:
-        return {name for name, _ in self.protocols}
 
     def metadata(self, protocol: str) -> bytes:
         for name, data in self.protocols:

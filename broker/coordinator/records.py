@@ -1,0 +1,81 @@
+"""What the coordinator writes: typed records of `__consumer_offsets`, and a write's result.
+
+The coordinator speaks these records in its own clock's milliseconds; the log shell
+(`broker.group_log`) encodes them in Kafka's formats (wall-clock timestamps) and decodes them back
+on load. `GroupCoordinator.replay` applies any of them, at load and at run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
+from kafkito.protocol.errors import ErrorCode
+
+
+@dataclass(slots=True, frozen=True)
+class OffsetCommitRecord:
+    group_id: str
+    partition: TopicPartition
+    offset: OffsetAndMetadata
+
+
+@dataclass(slots=True, frozen=True)
+class OffsetTombstone:
+    group_id: str
+    partition: TopicPartition
+
+
+@dataclass(slots=True, frozen=True)
+class MemberMetadata:
+    """One member as the group record stores it: the chosen protocol's metadata and its assignment."""
+
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    rebalance_timeout_ms: int
+    session_timeout_ms: int
+    subscription: bytes
+    assignment: bytes
+
+
+@dataclass(slots=True, frozen=True)
+class GroupMetadataRecord:
+    """A classic group's durable snapshot, written when it turns Stable or Empty (or a static member is
+    replaced). `state_timestamp_ms` is on the coordinator's clock, None when unknown."""
+
+    group_id: str
+    protocol_type: str
+    generation_id: int
+    protocol_name: str | None
+    leader_id: str | None
+    members: tuple[MemberMetadata, ...] = ()
+    state_timestamp_ms: int | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class GroupTombstone:
+    group_id: str
+
+
+CoordinatorRecord = OffsetCommitRecord | OffsetTombstone | GroupMetadataRecord | GroupTombstone
+AppendCallback = Callable[[ErrorCode], None]
+
+
+@dataclass(slots=True, frozen=True)
+class CoordinatorResult:
+    """A write: the records to append to the group's partition, and what answers once they are in.
+
+    `respond` gets the append error (NONE on success) and sends the response(s); it runs only after
+    the append. Who applies the records to the coordinator's state (`GroupCoordinator.replay`):
+    - offset commits: `respond`, once written, for the partitions no later delete superseded;
+    - tombstones: the writer, as they are written (Kafka writes them without waiting, too);
+    - a classic group record: nobody at run time, as in Kafka: the group's rebalance state was changed
+      directly, and the record is its durable snapshot, replayed only on load.
+    """
+
+    group_id: str
+    records: Sequence[CoordinatorRecord]
+    respond: AppendCallback

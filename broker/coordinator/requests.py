@@ -1,0 +1,51 @@
+"""The typed requests group handlers hand the coordinator (already decoded and version-defaulted)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
+
+Protocols = Sequence[tuple[str, bytes]]
+
+
+@dataclass(slots=True, frozen=True)
+class JoinGroupRequest:
+    """JoinGroup of version `api_version` (v0 uses the session timeout as rebalance timeout)."""
+
+    group_id: str | None
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    rebalance_timeout_ms: int
+    session_timeout_ms: int
+    protocol_type: str
+    protocols: Protocols
+    api_version: int = 9
+    reason: str | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class SyncGroupRequest:
+    """SyncGroup; `protocol_type`/`protocol_name` are None before v5 (not checked)."""
+
+    group_id: str | None
+    generation_id: int
+    member_id: str
+    group_instance_id: str | None
+    protocol_type: str | None
+    protocol_name: str | None
+    assignments: Mapping[str, bytes]
+
+
+@dataclass(slots=True, frozen=True)
+class OffsetCommitRequest:
+    """OffsetCommit of one group: generation -1 and member "" for commits from outside the group."""
+
+    group_id: str | None
+    member_id: str
+    group_instance_id: str | None
+    generation_id: int
+    offsets: Mapping[TopicPartition, OffsetAndMetadata]
