@@ -1,7 +1,8 @@
 """Topic partition logs on disk: segments of magic-v2 record batches, stored as producers sent them.
 
-Layout under the data dir: `topics.json` (names, ids, partition counts, config overrides, written
-atomically) and one `<topic>-<partition>/` directory per partition holding Kafka-named segment files
+Layout under the data dir: the metadata log `metadata-*.log` / `metadata-*.checkpoint` (topic names,
+ids, partition counts, config overrides: one appended batch per change, see `metadata_log`) and
+one `<topic>-<partition>/` directory per partition holding Kafka-named segment files
 (`00000000000000000000.log`), `partition.metadata` (topic id), `log-start-offset`, `cleaner-offset`
 and `.clean-shutdown` after a clean close. Indexes live in memory and are rebuilt on open.
 

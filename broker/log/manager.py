@@ -1,15 +1,15 @@
-"""All topic logs of a broker: topic create/delete/alter, persisted topic metadata, partition lookup."""
+"""All topic logs of a broker: topic create/delete/alter (atomic, via the metadata log), partition lookup."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-import json
 import os
 import re
 import shutil
 import uuid
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,32 +21,33 @@ from kafkito.broker.log.errors import (
     InvalidPartitions,
     InvalidReplicationFactor,
     InvalidTopic,
+    KafkaStorageError,
+    LogError,
     TopicAlreadyExists,
     UnknownTopicOrPartition,
 )
+from kafkito.broker.log.metadata_log import (
+    MetadataLog,
+    Record,
+    TopicInfo,
+    collision_name,
+    config_records,
+    partition_records,
+    remove_records,
+    topic_records,
+)
 from kafkito.broker.log.partition_log import PartitionLog, wall_clock_ms
+from kafkito.broker.log.storage import LogDirHealth
 
 log = structlog.get_logger(__name__)
 
-METADATA_FILE = "topics.json"
 PARTITION_METADATA_FILE = "partition.metadata"
 MAX_TOPIC_NAME_LENGTH = 249
 _LEGAL_TOPIC = re.compile(r"^[a-zA-Z0-9._-]+$")
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
 _DELETED_SUFFIX = "-delete"
 
-
-@dataclass(frozen=True, slots=True)
-class TopicInfo:
-    """A topic as the broker knows it: name, stable id, partition count and config overrides."""
-
-    name: str
-    topic_id: uuid.UUID
-    partitions: int
-    configs: Mapping[str, str] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": str(self.topic_id), "partitions": self.partitions, "configs": dict(self.configs)}
+__all__ = ["LogManager", "TopicInfo", "validate_topic_name"]
 
 
 def validate_topic_name(name: str) -> None:
@@ -62,7 +63,12 @@ def validate_topic_name(name: str) -> None:
 
 
 class LogManager:
-    """Owns every PartitionLog under `data_dir` and the topics file that makes topics survive restarts.
+    """Owns every PartitionLog under `data_dir` and the metadata log that makes topics survive restarts.
+
+    Topic changes are all or nothing: the partitions are opened first, then the change is appended to
+    the metadata log, and only then is it visible; a failure undoes what was done and raises
+    `KafkaStorageError` (KAFKA_STORAGE_ERROR). Appends are fsynced in a worker thread, batched, when an
+    event loop runs (at once otherwise), and on close.
 
     `config` supplies broker-level defaults by Kafka property name (a mapping of dotted names, or an
     object with underscored attributes). Listeners in `on_append` are called with (topic, partition)
@@ -84,32 +90,23 @@ class LogManager:
         self.default_replication_factor = int(_lookup(config, "default.replication.factor"))
         self.producer_id_expiration_ms = int(_lookup(config, "producer.id.expiration.ms"))
         self.on_append: list[Callable[[str, int], None]] = []
-        self._topics: dict[str, TopicInfo] = {}
-        self._by_id: dict[uuid.UUID, str] = {}
+        self._metadata = MetadataLog(self.data_dir)
+        self._image = self._metadata.load()
+        self._topics = self._image.by_name  # the metadata log's image: the one truth about topics
         self._logs: dict[tuple[str, int], PartitionLog] = {}
+        self.dir_health = LogDirHealth(self.data_dir)  # one per log dir: a fatal I/O error takes it offline
+        self._sync_scheduled = False
         self._closed = False
-        self._load()
-
-    # -- persistence ---------------------------------------------------------------------------
-
-    def _load(self) -> None:
-        path = self.data_dir / METADATA_FILE
-        if path.exists():
-            doc = json.loads(path.read_text())
-            for name, entry in doc.get("topics", {}).items():
-                info = TopicInfo(
-                    name, uuid.UUID(entry["id"]), int(entry["partitions"]), dict(entry["configs"])
-                )
-                self._topics[name] = info
-                self._by_id[info.topic_id] = name
         self._remove_leftovers()
         for info in self._topics.values():
-            config = self._log_config(info)
+            config_ = self._log_config(info)
             for p in range(info.partitions):
-                self._open_partition(info, p, config)
+                self._logs[(info.name, p)] = self._open_partition(info, p, config_)
         log.info(
             "logs.loaded", topics=len(self._topics), partitions=len(self._logs), data_dir=str(self.data_dir)
         )
+
+    # -- persistence ---------------------------------------------------------------------------
 
     def _remove_leftovers(self) -> None:
         """Delete directories of topics deleted (or half-created) before a crash."""
@@ -129,37 +126,94 @@ class LogManager:
                 log.warning("logs.removed_orphan_partition", directory=child.name)
                 shutil.rmtree(child, ignore_errors=True)
 
-    def _save(self) -> None:
-        doc = {"version": 1, "topics": {name: info.to_json() for name, info in sorted(self._topics.items())}}
-        path = self.data_dir / METADATA_FILE
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "w") as f:
-            json.dump(doc, f, indent=1, sort_keys=True)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        _fsync_dir(self.data_dir)
+    def _commit(self, records: list[Record], action: str, topic: str) -> None:
+        """Append one change to the metadata log (all or nothing); KafkaStorageError if it fails."""
+        try:
+            self._metadata.append(records)
+        except OSError as e:
+            log.error(
+                "metadata.write_failed",
+                action=action,
+                topic=topic,
+                path=str(self._metadata.path),
+                error=str(e),
+            )
+            raise KafkaStorageError(f"could not record the {action} of topic '{topic}': {e}") from e
+        self._schedule_sync()
+        try:
+            self._metadata.maybe_compact()
+        except OSError as e:  # the change is recorded; compaction is retried after the next one
+            log.error("metadata.compaction_failed", path=str(self._metadata.path), error=str(e))
+
+    def _schedule_sync(self) -> None:
+        """Fsync the metadata log in a worker thread once the current request's changes are made."""
+        if self._sync_scheduled:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._metadata.sync()
+            return
+        self._sync_scheduled = True
+        loop.call_soon(self._start_sync, loop)
+
+    def _start_sync(self, loop: asyncio.AbstractEventLoop) -> None:
+        loop.run_in_executor(None, self._metadata.sync).add_done_callback(self._sync_done)
+
+    def _sync_done(self, done: asyncio.Future[None]) -> None:
+        self._sync_scheduled = False
+        if not done.cancelled() and done.exception() is not None:
+            log.error("metadata.sync_failed", path=str(self._metadata.path), error=str(done.exception()))
+        elif self._metadata.dirty and not self._closed:
+            self._schedule_sync()
 
     def _partition_dir(self, topic: str, partition: int) -> Path:
         return self.data_dir / f"{topic}-{partition}"
 
-    def _open_partition(self, info: TopicInfo, partition: int, config: LogConfig) -> PartitionLog:
+    def _open_partition(
+        self, info: TopicInfo, partition: int, config: LogConfig, *, new: bool = False
+    ) -> PartitionLog:
         directory = self._partition_dir(info.name, partition)
+        if new and directory.exists():  # left by a failed or crashed creation: never a live partition
+            shutil.rmtree(directory)
         directory.mkdir(parents=True, exist_ok=True)
         marker = directory / PARTITION_METADATA_FILE
-        if not marker.exists():
+        if new or not marker.exists():
             marker.write_text(f"version: 0\ntopic_id: {info.topic_id}\n")
         topic = info.name
-        plog = PartitionLog(
+        return PartitionLog(
             directory,
             config,
             topic=topic,
             partition=partition,
             time_ms=self._time_ms,
             on_append=lambda: self._fire_append(topic, partition),
+            dir_health=self.dir_health,
         )
-        self._logs[(topic, partition)] = plog
-        return plog
+
+    def _open_new_partitions(self, info: TopicInfo, partitions: range) -> dict[tuple[str, int], PartitionLog]:
+        """Create and open partitions of a change; on any failure, close and remove them all again."""
+        config = self._log_config(info)
+        opened: dict[tuple[str, int], PartitionLog] = {}
+        for p in partitions:
+            try:
+                opened[(info.name, p)] = self._open_partition(info, p, config, new=True)
+            except (OSError, LogError) as e:
+                self._discard(opened, info, partitions)
+                path = str(self._partition_dir(info.name, p))
+                log.error("topic.partition_create_failed", topic=info.name, path=path, error=str(e))
+                raise KafkaStorageError(f"could not create partition {p} of topic '{info.name}': {e}") from e
+        return opened
+
+    def _discard(
+        self, opened: Mapping[tuple[str, int], PartitionLog], info: TopicInfo, partitions: range
+    ) -> None:
+        """Undo `_open_new_partitions`; what cannot be removed now goes as an orphan at start-up."""
+        for plog in opened.values():
+            with contextlib.suppress(OSError, LogError):
+                plog.close()
+        for p in partitions:
+            shutil.rmtree(self._partition_dir(info.name, p), ignore_errors=True)
 
     def _fire_append(self, topic: str, partition: int) -> None:
         for listener in list(self.on_append):
@@ -181,8 +235,7 @@ class LogManager:
         return self._topics.get(name)
 
     def topic_by_id(self, topic_id: uuid.UUID) -> TopicInfo | None:
-        name = self._by_id.get(topic_id)
-        return self._topics[name] if name is not None else None
+        return self._image.by_id.get(topic_id)
 
     def __contains__(self, name: object) -> bool:
         return name in self._topics
@@ -200,10 +253,9 @@ class LogManager:
         validate_topic_name(name)
         if name in self._topics:
             raise TopicAlreadyExists(f"topic '{name}' already exists")
-        normalized = name.replace(".", "_")
-        for other in self._topics:
-            if other.replace(".", "_") == normalized:
-                raise InvalidTopic(f"topic '{name}' collides with existing topic: {other}")
+        other = self._image.by_collision_name.get(collision_name(name))
+        if other is not None:
+            raise InvalidTopic(f"topic '{name}' collides with existing topic: {other}")
         partitions = self.default_partitions if num_partitions == -1 else num_partitions
         if partitions <= 0:
             raise InvalidPartitions("number of partitions must be larger than 0")
@@ -214,44 +266,42 @@ class LogManager:
             raise InvalidReplicationFactor(
                 f"unable to replicate the partition {rf} time(s): only 1 broker(s) are registered"
             )
-        overrides = validate_overrides(configs or {})
-        info = TopicInfo(name, _new_topic_id(), partitions, overrides)
-        config = self._log_config(info)
+        info = TopicInfo(name, _new_topic_id(), partitions, validate_overrides(configs or {}))
+        self._log_config(info)  # the overrides must resolve
         if validate_only:
             return info
-        self._topics[name] = info
-        self._by_id[info.topic_id] = name
-        self._save()
-        for p in range(partitions):
-            self._open_partition(info, p, config)
+        opened = self._open_new_partitions(info, range(partitions))
+        try:
+            self._commit(topic_records(info), "creation", name)
+        except KafkaStorageError:
+            self._discard(opened, info, range(partitions))
+            raise
+        self._logs.update(opened)
         log.info("topic.created", topic=name, partitions=partitions, topic_id=str(info.topic_id))
         return info
 
     def delete_topic(self, name: str) -> TopicInfo:
-        """DeleteTopics: forget the topic, then remove its partition directories."""
-        info = self._topics.get(name)
-        if info is None:
-            raise UnknownTopicOrPartition(f"topic '{name}' does not exist")
-        del self._topics[name]
-        del self._by_id[info.topic_id]
-        self._save()
+        """DeleteTopics: record the removal, then close and remove the partition directories."""
+        info = self._require(name)
+        self._commit(remove_records(info), "deletion", name)
         for p in range(info.partitions):
             plog = self._logs.pop((name, p), None)
-            if plog is not None:
-                plog.close()
-            directory = self._partition_dir(name, p)
-            if directory.exists():
-                doomed = directory.with_name(f"{directory.name}.{uuid.uuid4().hex}{_DELETED_SUFFIX}")
-                os.replace(directory, doomed)
-                shutil.rmtree(doomed, ignore_errors=True)
+            try:
+                if plog is not None:
+                    plog.close()
+                directory = self._partition_dir(name, p)
+                if directory.exists():
+                    doomed = directory.with_name(f"{directory.name}.{uuid.uuid4().hex}{_DELETED_SUFFIX}")
+                    os.replace(directory, doomed)
+                    shutil.rmtree(doomed, ignore_errors=True)
+            except (OSError, LogError) as e:  # the topic is gone; what is left is removed at start-up
+                log.error("topic.partition_remove_failed", topic=name, partition=p, error=str(e))
         log.info("topic.deleted", topic=name, topic_id=str(info.topic_id))
         return info
 
     def create_partitions(self, name: str, total: int, *, validate_only: bool = False) -> TopicInfo:
         """CreatePartitions: grow a topic to `total` partitions."""
-        info = self._topics.get(name)
-        if info is None:
-            raise UnknownTopicOrPartition(f"topic '{name}' does not exist")
+        info = self._require(name)
         if total < info.partitions:
             raise InvalidPartitions(
                 f"topic currently has {info.partitions} partitions, "
@@ -262,11 +312,14 @@ class LogManager:
         grown = replace(info, partitions=total)
         if validate_only:
             return grown
-        self._topics[name] = grown
-        self._save()
-        config = self._log_config(grown)
-        for p in range(info.partitions, total):
-            self._open_partition(grown, p, config)
+        added = range(info.partitions, total)
+        opened = self._open_new_partitions(grown, added)
+        try:
+            self._commit(partition_records(grown, info.partitions, total), "partition creation", name)
+        except KafkaStorageError:
+            self._discard(opened, grown, added)
+            raise
+        self._logs.update(opened)
         log.info("topic.partitions_created", topic=name, partitions=total)
         return grown
 
@@ -305,8 +358,7 @@ class LogManager:
         config = self._log_config(altered)
         if validate_only:
             return altered
-        self._topics[info.name] = altered
-        self._save()
+        self._commit(config_records(info, info.configs, overrides), "config change", info.name)
         for p in range(altered.partitions):
             self._logs[(info.name, p)].update_config(config)
         log.info("topic.configs_altered", topic=info.name, configs=overrides)
@@ -338,10 +390,10 @@ class LogManager:
         return plog
 
     def get_log_by_id(self, topic_id: uuid.UUID, partition: int) -> PartitionLog:
-        name = self._by_id.get(topic_id)
-        if name is None:
+        info = self._image.by_id.get(topic_id)
+        if info is None:
             raise UnknownTopicOrPartition(f"no topic with id {topic_id}")
-        return self.get_log(name, partition)
+        return self.get_log(info.name, partition)
 
     def logs(self) -> Iterator[PartitionLog]:
         return iter(list(self._logs.values()))
@@ -372,6 +424,7 @@ class LogManager:
         for plog in self._logs.values():
             plog.close()
         self._logs.clear()
+        self._metadata.close()
         self._closed = True
         log.info("logs.closed", data_dir=str(self.data_dir))
 
@@ -401,11 +454,3 @@ def _read_topic_id(marker: Path) -> uuid.UUID | None:
             with contextlib.suppress(ValueError):
                 return uuid.UUID(value.strip())
     return None
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -11,6 +11,7 @@ from typing import IO, Any
 
 from kafkito.broker.coordinator.classic.subscription import subscribed_topics
 from kafkito.broker.log.batch import HEADER_SIZE, parse_header
+from kafkito.broker.log.metadata_log import read_topics
 from kafkito.broker.offsets.batches import batch_records
 from kafkito.broker.offsets.partitioner import partition_for
 from kafkito.broker.offsets.records import (
@@ -39,8 +40,7 @@ def _partitions(data_dir: Path) -> dict[int, Path]:
 
 def _partition_count(data_dir: Path, found: dict[int, Path]) -> int:
     try:
-        doc = json.loads((data_dir / "topics.json").read_text())
-        return int(doc["topics"][OFFSETS_TOPIC]["partitions"])
+        return read_topics(data_dir)[OFFSETS_TOPIC].partitions
     except (OSError, ValueError, KeyError, TypeError):
         return max(found, default=-1) + 1
 

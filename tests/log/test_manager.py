@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from kafkito.broker.log.errors import (
     UnknownTopicOrPartition,
 )
 from kafkito.broker.log.manager import LogManager
+from kafkito.broker.log.metadata_log import MetadataLog, remove_records
 
 from .helpers import Rec, batch, read_all, records
 
@@ -153,11 +153,14 @@ def test_partition_dirs_left_by_a_crash_during_delete_are_removed(tmp_path: Path
     mgr.create_topic("keep", 1)
     mgr.create_topic("gone", 2)
     mgr.get_log("gone", 1).append(batch(3))
+    gone = mgr.topic("gone")
     mgr.close()
-    # Simulate a crash after topics.json was rewritten but before the directories were removed.
-    doc = json.loads((tmp_path / "topics.json").read_text())
-    del doc["topics"]["gone"]
-    (tmp_path / "topics.json").write_text(json.dumps(doc))
+    # Simulate a crash after the removal was recorded but before the directories were removed.
+    metadata = MetadataLog(tmp_path)
+    metadata.load()
+    assert gone is not None
+    metadata.append(remove_records(gone))
+    metadata.close()
     (tmp_path / "half.abc-delete").mkdir()
     (tmp_path / "unrelated-0").mkdir()  # not ours: no partition.metadata
     again = LogManager(tmp_path)
