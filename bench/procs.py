@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
+import sys
 import time
 from pathlib import Path
 
@@ -30,3 +32,14 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far (Linux)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def kafkito_executable(checkout: str | None = None) -> str:
+    """The `kafkito` command of this venv, or of another checkout's own `.venv` (a baseline to compare
+    with in the same run: `python3 -m venv DIR/.venv && DIR/.venv/bin/pip install -e DIR`)."""
+    if checkout is not None:
+        exe = Path(checkout) / ".venv" / "bin" / "kafkito"
+        if not exe.is_file():
+            raise SystemExit(f"{exe} not found: install that checkout into its own .venv first")
+        return str(exe)
+    return shutil.which("kafkito", path=str(Path(sys.executable).parent)) or "kafkito"

@@ -2,6 +2,8 @@
 
 Run: .venv/bin/python bench/startup.py [--runs 10] [--baseline OTHER_CHECKOUT]
 
+`--baseline DIR` also starts the broker of another checkout, installed in `DIR/.venv`, interleaved.
+
 The broker reads its bytecode from a cache of the bench's own (PYTHONPYCACHEPREFIX), filled by one
 untimed start, as an installed broker does (pip compiles at install time). Without it, a checkout run
 with PYTHONDONTWRITEBYTECODE=1 compiles every kafkito module at every start (~50 ms more).
@@ -11,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import socket
 import statistics
 import struct
@@ -22,7 +23,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from procs import free_port  # bench/procs.py (scripts run with bench/ on sys.path)
+from procs import free_port, kafkito_executable  # bench/procs.py (scripts run with bench/ on sys.path)
 
 # Metadata v0 request for all topics, correlation id 1, client id "bench".
 METADATA_V0 = struct.pack(">hhih", 3, 0, 1, 5) + b"bench" + struct.pack(">i", 0)
@@ -83,20 +84,22 @@ def main() -> None:
         "--baseline", metavar="DIR", help="also start the broker of another kafkito checkout, interleaved"
     )
     args = parser.parse_args()
-    kafkito = shutil.which("kafkito", path=str(Path(sys.executable).parent)) or "kafkito"
 
-    def kafkito_cmd(port: int, data: str) -> list[str]:
-        return [kafkito, "serve", "--host", "127.0.0.1", "--port", str(port),
-                "--data-dir", data, "--log-level", "warning"]  # fmt: skip
+    def command(exe: str) -> Callable[[int, str], list[str]]:
+        def cmd(port: int, data: str) -> list[str]:
+            return [exe, "serve", "--host", "127.0.0.1", "--port", str(port),
+                    "--data-dir", data, "--log-level", "warning"]  # fmt: skip
+
+        return cmd
 
     with tempfile.TemporaryDirectory() as pycache:
         env = {**os.environ, "PYTHONPYCACHEPREFIX": pycache}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         names = ["kafkito serve"]
-        variants: list[Variant] = [(kafkito_cmd, env)]
+        variants: list[Variant] = [(command(kafkito_executable()), env)]
         if args.baseline:
             names.append(f"kafkito serve ({args.baseline})")
-            variants.append((kafkito_cmd, {**env, "PYTHONPATH": args.baseline}))
+            variants.append((command(kafkito_executable(args.baseline)), dict(env)))
         measure(variants, 1)  # untimed: fills the bytecode cache
         for _, variant_env in variants:
             assert variant_env is not None
