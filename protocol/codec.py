@@ -179,8 +179,8 @@ def decode_request(frame: bytes, header: RequestHeader) -> Any:
         Exception
     ) as exc:  # kafka-python raises IndexError, ValueError, struct.error, UnicodeDecodeError...
         raise MalformedRequest(f"cannot decode {cls.__name__}: {exc.__class__.__name__}: {exc}") from exc
-    path = null_field(request, plan_for(cls._struct, header.api_version))
-    if path is not None:
+    plan = plan_for(cls._struct, header.api_version)
+    if plan and (path := null_field(request, plan)) is not None:
         raise MalformedRequest(f"{cls.__name__}: non-nullable field {path} was serialized as null")
     return request
 

@@ -31,20 +31,25 @@ def plan_for(struct: Any, version: int) -> _Plan:
 
 
 def _build(struct: Any, version: int) -> _Plan:
+    """Only entries that check something: a nullable string, or an array whose items need no check,
+    costs nothing at run time."""
     entries: list[_Entry] = []
     for field in struct.untagged_fields(version):
         nullable = bool(field.nullable_for_version_q(version))
         if field.is_struct_array():
-            child = _build(field.array_of, version)
-            entries.append((field.name, nullable, child or None, False))
+            child = _build(field.array_of, version) or None
+            if child is not None or not nullable:
+                entries.append((field.name, nullable, child, False))
         elif field.is_struct():
             child = _build(field, version)
             if child:  # a struct is never None unless nullable: only its fields need checking
                 entries.append((field.name, True, child, False))
         elif field.is_array():
-            entries.append((field.name, nullable, None, field.array_of.type_str in _NULLABLE_TYPES))
-        elif field.type_str in _NULLABLE_TYPES:
-            entries.append((field.name, nullable, None, False))
+            items_checked = field.array_of.type_str in _NULLABLE_TYPES
+            if items_checked or not nullable:
+                entries.append((field.name, nullable, None, items_checked))
+        elif field.type_str in _NULLABLE_TYPES and not nullable:
+            entries.append((field.name, False, None, False))
     return tuple(entries)
 
 
