@@ -27,11 +27,14 @@ log = structlog.get_logger("kafkito.coordinator")
 class Liveness:
     """Heartbeats and session deadlines of classic members."""
 
-    __slots__ = ("_rebalance", "outbox", "rt")
+    __slots__ = ("_groups", "_rebalance", "_timer", "outbox", "rt")
 
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
         self.outbox: Outbox = rt.outbox
+        # The runtime's own dict and timer (never replaced), one lookup nearer on the hot path.
+        self._groups = rt.groups
+        self._timer = rt.timer
         self._rebalance: Rebalance | None = None
 
     def bind(self, rebalance: Rebalance) -> None:
@@ -46,33 +49,41 @@ class Liveness:
     def heartbeat(
         self, group_id: str | None, member_id: str, group_instance_id: str | None, generation_id: int
     ) -> ErrorCode:
-        """Kafka's checks in Kafka's order, with the lookups inlined (the hottest coordinator call)."""
-        rt = self.rt
-        error = rt.validate_group_status(group_id, allow_empty_id=False)
-        if error is not None:
-            # While the group loads, answer blindly.
-            return ErrorCode.NONE if error is ErrorCode.COORDINATOR_LOAD_IN_PROGRESS else error
-        group = rt.groups.get(group_id)  # type: ignore[arg-type]
-        if group is None:
-            return ErrorCode.UNKNOWN_MEMBER_ID
-        state = group.state
-        if state is GroupState.DEAD:
-            return ErrorCode.COORDINATOR_NOT_AVAILABLE
-        if group_instance_id is not None:
-            error = group.validate_member(member_id, group_instance_id)
+        """Kafka's checks in Kafka's order, with the lookups inlined: the hottest coordinator call.
+
+        An entry of the outbox like every public call, with `@entry`'s enter/leave written out
+        (the decorator's *args call costs a tenth of this call); `GroupCoordinator.heartbeat` is this.
+        """
+        outbox = self.outbox
+        outbox.depth += 1
+        try:
+            error = self.rt.validate_group_status(group_id, allow_empty_id=False)
             if error is not None:
-                return error
-        member = group.find(member_id)
-        if member is None:
-            return ErrorCode.UNKNOWN_MEMBER_ID
-        if generation_id != group.generation_id:
-            return ErrorCode.ILLEGAL_GENERATION
-        if state is GroupState.EMPTY:
-            return ErrorCode.UNKNOWN_MEMBER_ID
-        self.complete_and_schedule_next_expiration(group, member, member.session_timeout_ms)
-        if state is GroupState.PREPARING_REBALANCE:
-            return ErrorCode.REBALANCE_IN_PROGRESS
-        return ErrorCode.NONE
+                # While the group loads, answer blindly.
+                return ErrorCode.NONE if error is ErrorCode.COORDINATOR_LOAD_IN_PROGRESS else error
+            group = self._groups.get(group_id)  # type: ignore[arg-type]
+            if group is None:
+                return ErrorCode.UNKNOWN_MEMBER_ID
+            state = group.state
+            if state is GroupState.DEAD:
+                return ErrorCode.COORDINATOR_NOT_AVAILABLE
+            if group_instance_id is not None:
+                error = group.validate_member(member_id, group_instance_id)
+                if error is not None:
+                    return error
+            member = group.find(member_id)
+            if member is None:
+                return ErrorCode.UNKNOWN_MEMBER_ID
+            if generation_id != group.generation_id:
+                return ErrorCode.ILLEGAL_GENERATION
+            if state is GroupState.EMPTY:
+                return ErrorCode.UNKNOWN_MEMBER_ID
+            self.complete_and_schedule_next_expiration(group, member, member.session_timeout_ms)
+            if state is GroupState.PREPARING_REBALANCE:
+                return ErrorCode.REBALANCE_IN_PROGRESS
+            return ErrorCode.NONE
+        finally:
+            outbox.leave()
 
     # -- deadlines ------------------------------------------------------------------------------
 
@@ -91,7 +102,7 @@ class Liveness:
         op = member.heartbeat_op
         if op is not None and not op.is_completed and op.member_id == member.member_id:
             op.delay_ms = timeout_ms
-            self.rt.timer.add(op)  # moves the pending task
+            self._timer.add(op)  # moves the pending task
             # member.has_satisfied_heartbeat, inlined (heartbeat_satisfied is False just above):
             # a parked join or sync of a member that is not new, and no deadline runs meanwhile.
             if not member.is_new and (member.join_callback is not None or member.sync_callback is not None):
