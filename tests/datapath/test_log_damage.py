@@ -65,10 +65,12 @@ def consume_in_group(bootstrap: str, count: int, *, commit: bool) -> list[tuple[
     try:
         consumer.assign([TopicPartition(TOPIC, 0)])
         wait_until(
-            lambda: got.extend(
-                (m.offset, m.value) for msgs in consumer.poll(timeout_ms=300).values() for m in msgs
-            )
-            or len(got) >= count,
+            lambda: (
+                got.extend(
+                    (m.offset, m.value) for msgs in consumer.poll(timeout_ms=300).values() for m in msgs
+                )
+                or len(got) >= count
+            ),
             DEADLINE_S,
             f"{count} records for the group",
         )
