@@ -110,6 +110,7 @@ class PartitionLog:
 
     # -- opening and recovery ------------------------------------------------------------------
 
+    @storage_guarded
     def _open(self) -> None:
         marker = self.directory / CLEAN_SHUTDOWN_FILE
         clean = marker.exists()
@@ -280,9 +281,8 @@ class PartitionLog:
 
     @storage_guarded
     def flush(self, now_ms: int | None = None, *, checkpoint: bool = False) -> None:
-        """Fsync every segment that may hold unflushed batches (and the directory, for new files),
-        then move the recovery point to the log end: at most once a minute on disk, as Kafka does,
-        or now with `checkpoint`. A stale recovery point only makes the next recovery longer."""
+        """Fsync what may be unflushed (and the directory, for new files); the recovery point moves to
+        the log end, on disk once a minute as in Kafka (a stale one only lengthens recovery) or now."""
         now = self._time_ms() if now_ms is None else now_ms
         new_files = False
         for segment in self._segments:
