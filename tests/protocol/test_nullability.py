@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from kafkito.broker.handlers import supported_versions
@@ -11,7 +13,7 @@ from tests.protocol.samples import frame, null_paths, sample_request
 VERSIONS = [(key, v) for key, lo, hi in supported_versions() for v in range(lo, hi + 1)]
 
 
-def _decode(request: object, key: int, version: int) -> object:
+def _decode(request: Any, key: int, version: int) -> Any:
     body = frame(request)[4:]
     return decode_request(body, parse_request_header(body, is_flexible(key, version)))
 
