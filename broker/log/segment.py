@@ -232,26 +232,26 @@ class Segment:
                 if len(buf) < HEADER_SIZE:
                     raise ScanError(pos, f"short header ({end - pos} bytes left)")
             header = parse_header(buf, rel)
+            size = header.size
             if header.batch_length < MIN_BATCH_LENGTH:
                 raise ScanError(pos, f"bad batch length {header.batch_length}")
             if header.magic != 2:
                 raise ScanError(pos, f"bad magic {header.magic}")
-            size = header.size
             if pos + size > end:
                 raise ScanError(pos, f"batch of {size} bytes runs past the end ({end - pos} bytes left)")
             if check_crc:
-                if rel + size <= len(buf):
-                    crc = batch_crc(buf, rel, size)
-                elif size > block:
-                    crc = batch_crc(self._pread(size, pos), 0, size)
-                else:
-                    buf = self._pread(min(block, end - pos), pos)
-                    buf_start = pos
-                    crc = batch_crc(buf, 0, size)
-                if crc != header.crc:
-                    raise ScanError(pos, "CRC mismatch", header)
+                if rel + size > len(buf) and size <= block:  # read on from the batch, CRC from memory
+                    buf, buf_start, rel = self._pread(min(block, end - pos), pos), pos, 0
+                self._check_crc(buf, rel, pos, header)
             yield pos, header
             pos += size
+
+    def _check_crc(self, buf: bytes, rel: int, pos: int, header: BatchHeader) -> None:
+        """The batch at file position `pos` (at `rel` in `buf`, if it is all there) must match its CRC."""
+        size = header.size
+        data, at = (buf, rel) if rel + size <= len(buf) else (self._pread(size, pos), 0)
+        if batch_crc(data, at, size) != header.crc:
+            raise ScanError(pos, "CRC mismatch", header)
 
     def batches(self, start_position: int = 0) -> Iterator[tuple[int, BatchHeader]]:
         """Headers of the stored batches from a batch boundary to the end of the segment."""
