@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from kafkito.protocol.codec import RequestHeader, build_response
 
 if TYPE_CHECKING:
-    from kafkito.broker.app import Broker
     from kafkito.broker.coordinator import GroupCoordinator
     from kafkito.broker.producer_ids import ProducerIdManager
     from kafkito.broker.services import BrokerConfigs, Cluster, Fetches, Services, Topics
@@ -33,8 +32,6 @@ class RequestContext:
     configs: ClassVar[BrokerConfigs]
     producer_ids: ClassVar[ProducerIdManager]
     groups: ClassVar[GroupCoordinator]
-    # Transitional, for group handlers not yet on `groups`/`topics`/`cluster`; goes away with them.
-    broker: ClassVar[Broker]
 
     @staticmethod
     def bind(services: Services) -> type[RequestContext]:

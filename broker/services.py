@@ -9,7 +9,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import structlog
 
@@ -21,9 +20,6 @@ from kafkito.broker.log.manager import LogManager, TopicInfo
 from kafkito.broker.log.partition_log import PartitionLog
 from kafkito.broker.producer_ids import ProducerIdManager
 from kafkito.purgatory import Purgatory
-
-if TYPE_CHECKING:
-    from kafkito.broker.app import Broker
 
 log = structlog.get_logger("kafkito.broker")
 
@@ -170,4 +166,3 @@ class Services:
     configs: BrokerConfigs
     producer_ids: ProducerIdManager
     groups: GroupCoordinator
-    broker: Broker  # transitional: only for the group handlers not yet on `groups`; goes away with them
