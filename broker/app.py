@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import signal
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import structlog
 
 from kafkito.broker.config import Config
+from kafkito.broker.connections import Connections
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator import CoordinatorConfig, GroupCoordinator
 from kafkito.broker.fetch_wait import DelayedFetch
@@ -22,10 +21,8 @@ from kafkito.broker.offsets import OffsetsConfig, OffsetsManager
 from kafkito.broker.offsets.cleaning import BackgroundCleaner
 from kafkito.broker.producer_ids import ProducerIdManager
 from kafkito.broker.services import BrokerConfigs, Cluster, Fetches, Services, Topics
+from kafkito.broker.shutdown import StopSignals, StopSteps, close_logs
 from kafkito.purgatory import MonotonicClock, Purgatory, Timer
-
-if TYPE_CHECKING:
-    from kafkito.broker.server import KafkaConnection
 
 log = structlog.get_logger("kafkito.broker")
 
@@ -49,7 +46,7 @@ class Broker:
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.connections: set[KafkaConnection] = set()
+        self.connections = Connections(config)  # open connections, their limits and memory pool
         self.clock = MonotonicClock()
         self.timer = Timer(self.clock)
         self.fetch_purgatory: Purgatory[DelayedFetch] = Purgatory("Fetch", self.timer)
@@ -66,6 +63,7 @@ class Broker:
         self._server: asyncio.base_events.Server | None = None
         self._bound: tuple[str, int] | None = None
         self._stopped: asyncio.Event | None = None  # created by start(), inside the loop
+        self._stop_task: asyncio.Future[bool] | None = None
 
     # identity ------------------------------------------------------------------
     @property
@@ -110,6 +108,7 @@ class Broker:
             configs=BrokerConfigs(self.config, logs),
             producer_ids=self.producer_ids,
             groups=self.coordinator,
+            broker=self,
         )
 
     def every(self, name: str, interval_ms: int, work: Callable[[], object]) -> None:
@@ -140,7 +139,7 @@ class Broker:
         self.timer.attach_loop(loop)
         offsets_config = OffsetsConfig.from_broker(self.config)
         self.offsets = OffsetsManager(self._logs, offsets_config, self.clock, wall_clock_ms)
-        self.coordinator.sink = self.offsets.store
+        self.coordinator.sink = self.offsets.sink
         self.offsets.load(self.coordinator, loop.call_soon)
         self.every("offsets-expiry", offsets_config.retention_check_interval_ms, self.offsets.expire)
         self.every("log-retention", self.config.log_retention_check_interval_ms, self._logs.enforce_retention)
@@ -149,6 +148,7 @@ class Broker:
         self.every("log-cleaner", self.config.log_cleaner_backoff_ms, self._cleaner.kick)
         if self.config.log_flush_interval_ms is not None:
             self.every("log-flush", self.config.log_flush_interval_ms, self._logs.flush_due)
+        self.every("connections", self.connections.housekeeping_interval_ms, self.connections.housekeeping)
         self._server = await loop.create_server(
             lambda: KafkaConnection(self), self.config.host, self.config.port, reuse_address=True
         )
@@ -163,35 +163,57 @@ class Broker:
             data_dir=str(self.config.data_dir),
         )
 
-    async def stop(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            for conn in list(self.connections):
-                conn.close()
-            await self._server.wait_closed()
-            self._server = None
+    async def stop(self) -> bool:
+        """Stop every component, each on its own; True when all closed cleanly (failures are logged).
+
+        Calls after the first wait for it and return its result.
+        """
+        if self._stop_task is None:
+            self._stop_task = asyncio.ensure_future(self._stop_components())
+        return await asyncio.shield(self._stop_task)
+
+    async def _stop_components(self) -> bool:
+        log.info("broker.stopping", connections=len(self.connections))
+        steps = StopSteps()
+        try:
+            if self._server is not None:
+                server, self._server = self._server, None
+                steps.run("listener", server.close)
+                await steps.run_async("connections", self.connections.close_all())
+            steps.run("periodic tasks", self._cancel_periodic)
+            if self._cleaner is not None:
+                steps.run("log cleaner", self._cleaner.stop)
+            if self._logs is not None:
+                steps.run("offsets load", self.offsets.stop_loading)
+            steps.run("timer", self.timer.close)
+            if self._logs is not None:
+                # Closing fsyncs every partition: off the loop, so that a second signal is still heard.
+                await steps.run_async("logs", asyncio.to_thread(close_logs, self._logs, steps))
+        finally:
+            if self._stopped is not None:
+                self._stopped.set()
+        log.info("broker.stopped", clean=steps.clean, failed=steps.failed)
+        return steps.clean
+
+    def _cancel_periodic(self) -> None:
         for handle in self._periodic.values():
             handle.cancel()
         self._periodic.clear()
-        if self._cleaner is not None:
-            self._cleaner.stop()
-        if self._logs is not None:
-            self.offsets.stop_loading()
-        self.timer.close()
-        if self._logs is not None:
-            self._logs.close()
-        if self._stopped is not None:
-            self._stopped.set()
-        log.info("broker.stopped")
 
     def request_stop(self) -> None:
-        asyncio.get_running_loop().create_task(self.stop())
+        """Start stopping (from a signal handler or any loop callback); the outcome is logged by stop()."""
+        task = asyncio.ensure_future(self.stop())
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
-    async def serve(self) -> None:
-        """Start, run until SIGINT/SIGTERM, stop gracefully."""
+    async def serve(self) -> int:
+        """Start, run until SIGINT/SIGTERM, stop; returns the exit status: 0 clean, 1 unclean.
+
+        A second SIGINT/SIGTERM while stopping exits the process at once (status 128 + signal).
+        """
         await self.start()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, self.request_stop)
+        signals = StopSignals(asyncio.get_running_loop(), self.request_stop)
         assert self._stopped is not None
         await self._stopped.wait()
+        clean = await self.stop()
+        signals.remove()
+        return 0 if clean else 1

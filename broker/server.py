@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, cast
@@ -10,7 +11,8 @@ from typing import TYPE_CHECKING, cast
 import structlog
 
 from kafkito.broker.dispatch import CloseConnection, Reply, dispatch
-from kafkito.protocol.framing import FrameDecoder, FrameError
+from kafkito.broker.receive import FrameReceiver
+from kafkito.protocol.framing import FrameError
 
 if TYPE_CHECKING:
     from kafkito.broker.app import Broker
@@ -23,47 +25,75 @@ _MAX_QUEUED = 512
 _WRITE_BATCH_BYTES = 64 * 1024
 
 
-class KafkaConnection(asyncio.Protocol):
-    """Reads frames, answers them one at a time in arrival order (Kafka's one-in-flight rule)."""
+class KafkaConnection(asyncio.BufferedProtocol):
+    """Reads frames, answers them one at a time in arrival order (Kafka's one-in-flight rule).
+
+    Frames are read through a FrameReceiver within the broker's memory pool; reading pauses while
+    too many requests are queued or the pool has no room for the frame being received.
+    """
 
     def __init__(self, broker: Broker) -> None:
         self._broker = broker
-        self._decoder = FrameDecoder(broker.config.socket_request_max_bytes)
+        connections = broker.connections
+        self._pool = connections.pool
+        self._receiver = FrameReceiver(
+            broker.config.socket_request_max_bytes, connections.pool, connections.scratch, self._on_memory
+        )
         self._queue: deque[bytes] = deque()
         self._transport: asyncio.Transport | None = None
-        self._peer = "?"
+        self.peer_ip = "?"
         self._busy = False
         self._write_paused = False
-        self._read_paused = False
+        self._read_paused = False  # by us, for either reason below
+        self._queue_full = False
         self._closed = False
+        self._admitted = False
         self._task: asyncio.Future[Reply] | None = None
         self._log = log
+        self._last_active = time.monotonic()
+        self._frame_started = 0.0  # when the partial frame being received began
 
     # asyncio.Protocol callbacks -------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)
         peer = transport.get_extra_info("peername")
-        self._peer = peer[0] if peer else "?"
+        self.peer_ip = peer[0] if peer else "?"
         self._log = log.bind(peer=f"{peer[0]}:{peer[1]}" if peer else "?")
-        self._broker.connections.add(self)
+        if not self._broker.connections.admit(self):
+            self._closed = True
+            self._transport.abort()
+            return
+        self._admitted = True
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._closed = True
-        self._queue.clear()
+        self._release_queue()
+        self._receiver.discard()
         if self._task is not None:
             self._task.cancel()  # a parked request (join, fetch) whose client is gone
-        self._broker.connections.discard(self)
+        if self._admitted:
+            self._admitted = False
+            self._broker.connections.remove(self)
 
-    def data_received(self, data: bytes) -> None:
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self._receiver.buffer()
+
+    def buffer_updated(self, nbytes: int) -> None:
+        receiver = self._receiver
+        was_partial = receiver.partial
         try:
-            frames = self._decoder.feed(data)
+            frames = receiver.received(nbytes)
         except FrameError as exc:
             self.abort(str(exc))
             return
-        self._queue.extend(frames)
-        if len(self._queue) > _MAX_QUEUED and not self._read_paused and self._transport is not None:
-            self._read_paused = True
-            self._transport.pause_reading()
+        now = self._last_active = time.monotonic()
+        if receiver.partial and (frames or not was_partial):
+            self._frame_started = now
+        if frames:
+            self._queue.extend(frames)
+            if len(self._queue) > _MAX_QUEUED:
+                self._queue_full = True
+        self._update_reading()
         self._process()
 
     def pause_writing(self) -> None:
@@ -88,18 +118,54 @@ class KafkaConnection(asyncio.Protocol):
             self._closed = True
             self._transport.close()
 
+    def kill(self) -> None:
+        """Drop the connection now, even when a graceful close is waiting for writes to drain."""
+        self._closed = True
+        if self._transport is not None:
+            self._transport.abort()
+
+    def idle_reason(self, now: float, max_idle: float) -> str | None:
+        """Why connections.max.idle.ms expires this connection now, if it does."""
+        if self._receiver.partial:
+            return "partial request" if now - self._frame_started > max_idle else None
+        if self._busy or self._queue or now - self._last_active <= max_idle:
+            return None
+        return "idle"
+
+    def _on_memory(self) -> None:
+        """The pool granted the frame being received: read its body."""
+        self._update_reading()
+
+    def _update_reading(self) -> None:
+        transport = self._transport
+        if transport is None or self._closed:
+            return
+        pause = self._queue_full or self._receiver.waiting
+        if pause and not self._read_paused:
+            self._read_paused = True
+            transport.pause_reading()
+        elif not pause and self._read_paused:
+            self._read_paused = False
+            transport.resume_reading()
+
+    def _release_queue(self) -> None:
+        if self._queue:
+            self._pool.release(sum(len(frame) for frame in self._queue))
+            self._queue.clear()
+
     def _process(self) -> None:
         # Replies to the frames of one read go out in one write: a syscall per reply cost more than
         # a small request's whole handling. The batch is flushed early once it is big (so the
         # transport's high-water mark still pauses us) and before a parked request or a close.
         queue = self._queue
-        transport = self._transport
         broker = self._broker
-        peer = self._peer
+        peer = self.peer_ip
         out: list[bytes] = []
         pending = 0
+        pool = self._pool
         while queue and not self._busy and not self._write_paused and not self._closed:
             frame = queue.popleft()
+            pool.release(len(frame))
             try:
                 reply = dispatch(broker, frame, peer)
             except CloseConnection as exc:
@@ -126,9 +192,9 @@ class KafkaConnection(asyncio.Protocol):
                 return
         if out:
             self._write(out)
-        if self._read_paused and len(queue) < _MAX_QUEUED // 2 and transport is not None and not self._closed:
-            self._read_paused = False
-            transport.resume_reading()
+        if self._queue_full and len(queue) < _MAX_QUEUED // 2:
+            self._queue_full = False
+            self._update_reading()
 
     def _write(self, replies: list[bytes]) -> None:
         if not replies or self._closed or self._transport is None:
@@ -152,6 +218,7 @@ class KafkaConnection(asyncio.Protocol):
                 self.abort("internal error while handling a request")
             return
         reply = task.result()
+        self._last_active = time.monotonic()
         if reply is not None and self._transport is not None:
             self._transport.write(reply)
         self._process()

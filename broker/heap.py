@@ -1,0 +1,47 @@
+"""Giving freed request memory back to the operating system (glibc's `malloc_trim`), where there is one.
+
+Partly received requests are held in buffers of tens to hundreds of KB, interleaved on the C heap with
+everything else; once freed, glibc keeps most of them (they are not at the top of the heap), so the
+process's RSS would stay at its peak after a burst of big or slow requests. `malloc_trim(0)` returns
+every free page, wherever it is. It costs a walk of the free lists, so it runs only after a burst.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+from collections.abc import Callable
+
+import structlog
+
+from kafkito.broker.memory_pool import MemoryPool
+
+log = structlog.get_logger("kafkito.server")
+
+TRIM_AFTER_BYTES = 16 * 1024 * 1024  # trim once this much request memory was freed since the last trim
+
+
+def _load_malloc_trim() -> Callable[[int], int] | None:
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return None
+    try:
+        function = ctypes.CDLL(name).malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl, macOS): nothing to do
+        return None
+    function.argtypes = [ctypes.c_size_t]
+    function.restype = ctypes.c_int
+    trim: Callable[[int], int] = function
+    return trim
+
+
+_malloc_trim = _load_malloc_trim()
+
+
+def trim_after_burst(pool: MemoryPool) -> None:
+    """Trim the heap if requests held TRIM_AFTER_BYTES more at their peak than now (run periodically)."""
+    if pool.peak - pool.used >= TRIM_AFTER_BYTES:
+        log.debug("heap.trim", peak=pool.peak, used=pool.used)
+        pool.peak = pool.used
+        if _malloc_trim is not None:
+            _malloc_trim(0)
