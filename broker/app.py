@@ -108,7 +108,6 @@ class Broker:
             configs=BrokerConfigs(self.config, logs),
             producer_ids=self.producer_ids,
             groups=self.coordinator,
-            broker=self,
         )
 
     def every(self, name: str, interval_ms: int, work: Callable[[], object]) -> None:
