@@ -31,11 +31,12 @@ import structlog
 from kafkito.broker.coordinator import (
     CoordinatorConfig,
     GroupCoordinator,
-    InMemoryGroupStore,
+    InMemoryRecordSink,
     OffsetAndMetadata,
+    OffsetCommitRequest,
+    RecordSink,
+    TopicPartition,
 )
-from kafkito.broker.coordinator.results import TopicPartition
-from kafkito.broker.coordinator.store import GroupStore
 from kafkito.broker.log import cleaner
 from kafkito.broker.log.manager import LogManager
 from kafkito.broker.log.partition_log import wall_clock_ms
@@ -62,14 +63,14 @@ def commit_rate(store_kind: str, commits: int, partitions: int, data_dir: Path) 
     """Commits per second through GroupCoordinator.commit_offsets with one kind of store."""
     clock = MonotonicClock()
     logs: LogManager | None = None
-    store: GroupStore
+    store: RecordSink
     if store_kind == "memory":
-        store = InMemoryGroupStore()
+        store = InMemoryRecordSink()
     else:
         props: dict[str, Any] = {"log.flush.interval.messages": 1} if store_kind == "log+fsync" else {}
         logs = LogManager(data_dir, props)
         manager = OffsetsManager(logs, OffsetsConfig(), clock, wall_clock_ms)
-        store = manager.store
+        store = manager.sink
     coordinator = GroupCoordinator(CoordinatorConfig(), clock, Timer(clock), store)
     if logs is not None:
         manager.load_now(coordinator)
@@ -85,7 +86,8 @@ def commit_rate(store_kind: str, commits: int, partitions: int, data_dir: Path) 
     started = time.perf_counter()
     for i in range(commits):
         offsets = {tp: OffsetAndMetadata(i) for tp in tps}
-        coordinator.commit_offsets(groups[i % len(groups)], "", None, -1, offsets, on_ack)
+        request = OffsetCommitRequest(groups[i % len(groups)], "", None, -1, offsets)
+        coordinator.commit_offsets(request, on_ack)
     elapsed = time.perf_counter() - started
     assert acks == commits
     if logs is not None:
@@ -97,7 +99,7 @@ def write_history(data_dir: Path, records: int, groups: int) -> tuple[int, int]:
     """`records` offset commit records (batches of PARTITIONS_PER_GROUP) plus one group record per group."""
     logs = LogManager(data_dir, {})
     manager = OffsetsManager(logs, OffsetsConfig(), MonotonicClock(), wall_clock_ms)
-    store = manager.store
+    store = manager.sink
     now = wall_clock_ms()
     group_ids = [f"consumer-group-{i}" for i in range(groups)]
     written = 0
@@ -134,7 +136,7 @@ def restart(data_dir: Path) -> tuple[float, float, int, int]:
     opened = time.perf_counter()
     clock = MonotonicClock()
     manager = OffsetsManager(logs, OffsetsConfig(), clock, wall_clock_ms)
-    coordinator = GroupCoordinator(CoordinatorConfig(), clock, Timer(clock), manager.store)
+    coordinator = GroupCoordinator(CoordinatorConfig(), clock, Timer(clock), manager.sink)
     manager.load_now(coordinator)
     loaded = time.perf_counter()
     groups = coordinator.groups()

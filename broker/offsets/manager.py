@@ -93,15 +93,15 @@ class OffsetsManager:
         self.clock = clock
         self.time = TimeBase(clock, wall_ms)
         self.num_partitions = ensure_offsets_topic(logs, config)
-        self.store = LogRecordSink(logs, self.num_partitions, self.time)
-        self.store.loading.update(range(self.num_partitions))
+        self.sink = LogRecordSink(logs, self.num_partitions, self.time)
+        self.sink.loading.update(range(self.num_partitions))
         self._coordinator: GroupCoordinator | None = None
         self._loading: Generator[None, None, None] | None = None
         self._defer: Defer | None = None
 
     @property
     def loaded(self) -> bool:
-        return not self.store.loading
+        return not self.sink.loading
 
     # -- loading --------------------------------------------------------------------------------
 
@@ -166,7 +166,7 @@ class OffsetsManager:
                 yield
         coordinator.on_loaded(state.group_ids)
         groups = len(state.group_ids)
-        self.store.loading.discard(partition)
+        self.sink.loading.discard(partition)
         yield  # one partition per step at least: its groups are served before the next one loads
         if latest:
             log.info(
@@ -188,7 +188,7 @@ class OffsetsManager:
         now = self.clock.now_ms()
         removed = dead = 0
         for group in coordinator.groups():
-            if self.store.is_loading(group.group_id):
+            if self.sink.is_loading(group.group_id):
                 continue
             expired = expired_offsets(group, now, self.config.retention_ms)
             removed += len(expired)

@@ -78,12 +78,12 @@ class Harness:
     """A coordinator on a ManualClock, plus shorthand requests that record every reply."""
 
     config: CoordinatorConfig = field(default_factory=CoordinatorConfig)
-    store: InMemoryRecordSink = field(default_factory=InMemoryRecordSink)
+    sink: InMemoryRecordSink = field(default_factory=InMemoryRecordSink)
 
     def __post_init__(self) -> None:
         self.clock = ManualClock()
         self.timer = Timer(self.clock)
-        self.coordinator = GroupCoordinator(self.config, self.clock, self.timer, self.store)
+        self.coordinator = GroupCoordinator(self.config, self.clock, self.timer, self.sink)
         self.replies: list[Reply[JoinGroupResult] | Reply[SyncGroupResult]] = []
 
     # -- time -------------------------------------------------------------------------------------

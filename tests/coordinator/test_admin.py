@@ -69,7 +69,7 @@ def test_delete_groups_non_empty_unknown_and_empty() -> None:
     }
     assert h.coordinator.get_group("idle") is None
     assert h.coordinator.fetch_offsets("idle", [T0])[1][T0].offset == -1
-    assert h.store.tombstones == [("idle", (T0,), False)]  # generation 0: no group tombstone
+    assert h.sink.tombstones == [("idle", (T0,), False)]  # generation 0: no group tombstone
     assert h.coordinator.delete_groups(["idle"]) == {"idle": ErrorCode.GROUP_ID_NOT_FOUND}
 
 
@@ -79,7 +79,7 @@ def test_delete_group_that_had_members_writes_a_group_tombstone() -> None:
     h.leave("g", LeavingMember(only))
     assert h.state() is GroupState.EMPTY
     assert h.coordinator.delete_groups(["g"]) == {"g": ErrorCode.NONE}
-    assert h.store.tombstones == [("g", (), True)]
+    assert h.sink.tombstones == [("g", (), True)]
 
 
 def test_offset_delete_on_a_subscribed_topic_is_group_subscribed_to_topic() -> None:

@@ -177,14 +177,14 @@ def test_generation_increments_per_completed_join_including_one_that_ends_empty(
     h = Harness()
     (only,) = h.stable_group(1)
     assert h.generation() == 1
-    writes = h.store.group_writes
+    writes = h.sink.group_writes
     h.join(member_id=only)  # leader rejoin: new generation
     assert h.generation() == 2
     leave = h.leave("g", LeavingMember(only))
     assert leave.members[0].error is ErrorCode.NONE
     assert h.state() is GroupState.EMPTY
     assert h.generation() == 3
-    assert h.store.group_writes == writes + 1  # the empty group record
+    assert h.sink.group_writes == writes + 1  # the empty group record
     group = h.coordinator.get_group("g")
     assert group is not None and group.protocol_name is None
 

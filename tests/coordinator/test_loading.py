@@ -41,7 +41,7 @@ def loaded_group(h: Harness, n: int, group_id: str = "g") -> list[str]:
 def test_while_loading_heartbeat_is_none_sync_is_rebalance_in_progress_others_load_in_progress() -> None:
     h = Harness()
     leader, follower = h.stable_group(2)
-    h.store.loading_groups.add("g")
+    h.sink.loading_groups.add("g")
     loading = ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
     assert h.heartbeat("g", follower, 1) is ErrorCode.NONE
     assert h.sync("g", follower, 1).result.error is ErrorCode.REBALANCE_IN_PROGRESS

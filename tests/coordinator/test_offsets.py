@@ -83,7 +83,7 @@ def test_commit_metadata_over_4096_is_offset_metadata_too_large_per_partition() 
 
 def test_require_stable_fetch_is_unstable_offset_commit_while_a_commit_is_in_flight() -> None:
     store = InMemoryRecordSink(defer_writes=True)
-    h = Harness(store=store)
+    h = Harness(sink=store)
     reply = h.commit("g", {T0: 10})
     assert not reply.done
     stable = h.coordinator.fetch_offsets("g", [T0, T1], require_stable=True)[1]
@@ -100,7 +100,7 @@ def test_require_stable_fetch_is_unstable_offset_commit_while_a_commit_is_in_fli
 def test_failed_offset_write_maps_the_error_and_leaves_nothing_committed() -> None:
     store = InMemoryRecordSink()
     store.fail_with = ErrorCode.MESSAGE_TOO_LARGE
-    h = Harness(store=store)
+    h = Harness(sink=store)
     assert h.commit("g", {T0: 1}).result == {T0: ErrorCode.INVALID_COMMIT_OFFSET_SIZE}
     assert h.coordinator.fetch_offsets("g", [T0], require_stable=True)[1][T0].offset == -1
 

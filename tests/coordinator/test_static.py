@@ -24,14 +24,14 @@ def test_static_member_id_is_instance_id_plus_uuid_and_no_member_id_required() -
 def test_static_follower_restart_in_stable_keeps_assignment_without_rebalance() -> None:
     h = Harness()
     s1, s2 = static_group(h)
-    writes = h.store.group_writes
+    writes = h.sink.group_writes
     restarted = h.join(instance="s2", version=8).result
     assert restarted.error is ErrorCode.NONE
     assert restarted.member_id != s2 and restarted.member_id.startswith("s2-")
     assert (restarted.generation_id, restarted.leader_id, restarted.members) == (1, s1, ())
     assert not restarted.skip_assignment
     assert h.state() is GroupState.STABLE and h.generation() == 1
-    assert h.store.group_writes == writes + 1  # the replacement is persisted
+    assert h.sink.group_writes == writes + 1  # the replacement is persisted
     assert h.sync("g", restarted.member_id, 1, instance="s2").result.assignment == s2.encode()
     assert h.heartbeat("g", s1, 1, "s1") is ErrorCode.NONE  # the others see no rebalance
 
@@ -111,7 +111,7 @@ def test_static_restart_whose_vote_changes_the_protocol_rebalances() -> None:
 
 def test_failed_store_reverts_the_static_replacement() -> None:
     store = InMemoryRecordSink()
-    h = Harness(store=store)
+    h = Harness(sink=store)
     _, s2 = static_group(h)
     store.fail_with = ErrorCode.NOT_ENOUGH_REPLICAS
     result = h.join(instance="s2").result

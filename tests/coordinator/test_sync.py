@@ -75,7 +75,7 @@ def test_sync_v5_protocol_type_or_name_mismatch_is_inconsistent_group_protocol()
 
 def test_follower_syncs_are_held_until_the_leader_assignment_is_stored() -> None:
     store = InMemoryRecordSink(defer_writes=True)
-    h = Harness(store=store)
+    h = Harness(sink=store)
     leader, ids, generation = joined_group(h, 3)
     followers = [m for m in ids if m != leader]
     held = [h.sync("g", m, generation) for m in followers]
@@ -101,7 +101,7 @@ def test_follower_syncing_after_the_leader_gets_its_assignment_at_once() -> None
 
 def test_failed_group_store_answers_syncs_with_mapped_error_and_rebalances() -> None:
     store = InMemoryRecordSink()
-    h = Harness(store=store)
+    h = Harness(sink=store)
     leader, ids, generation = joined_group(h, 2)
     (follower,) = [m for m in ids if m != leader]
     held = h.sync("g", follower, generation)
@@ -115,7 +115,7 @@ def test_failed_group_store_answers_syncs_with_mapped_error_and_rebalances() -> 
 
 def test_store_timeout_maps_to_rebalance_in_progress() -> None:
     store = InMemoryRecordSink()
-    h = Harness(store=store)
+    h = Harness(sink=store)
     leader, _, generation = joined_group(h, 1)
     store.fail_with = ErrorCode.REQUEST_TIMED_OUT
     assert h.sync("g", leader, generation, {}).result.error is ErrorCode.REBALANCE_IN_PROGRESS
@@ -123,7 +123,7 @@ def test_store_timeout_maps_to_rebalance_in_progress() -> None:
 
 def test_late_store_answer_after_a_new_rebalance_is_ignored() -> None:
     store = InMemoryRecordSink(defer_writes=True)
-    h = Harness(store=store)
+    h = Harness(sink=store)
     leader, ids, generation = joined_group(h, 2)
     (follower,) = [m for m in ids if m != leader]
     leader_sync = h.sync("g", leader, generation, {leader: b"a", follower: b"b"})

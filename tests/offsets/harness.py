@@ -1,4 +1,4 @@
-"""A coordinator whose store is the real `__consumer_offsets` log, in virtual time, that can restart."""
+"""A coordinator whose record sink is the real `__consumer_offsets` log, in virtual time, that can restart."""
 
 from __future__ import annotations
 
@@ -59,8 +59,8 @@ class OffsetsHarness:
             self.h.clock,
             self.wall,
         )
-        self.h.store = self.manager.store  # type: ignore[assignment]
-        self.h.coordinator = GroupCoordinator(self.h.config, self.h.clock, self.h.timer, self.manager.store)
+        self.h.sink = self.manager.sink  # type: ignore[assignment]
+        self.h.coordinator = GroupCoordinator(self.h.config, self.h.clock, self.h.timer, self.manager.sink)
         self.coordinator = self.h.coordinator
         if load:
             self.manager.load_now(self.coordinator)
@@ -76,7 +76,7 @@ class OffsetsHarness:
         return OffsetsHarness(self.data_dir, wall_start=self.wall() + gap_ms, **options)
 
     def partition_of(self, group: str) -> int:
-        return self.manager.store.partition_for(group)
+        return self.manager.sink.partition_for(group)
 
     def records(self, group: str) -> list[tuple[Any, Any]]:
         """Every (key, value) in the group's offsets partition, decoded; value None for tombstones."""

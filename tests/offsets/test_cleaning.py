@@ -54,7 +54,7 @@ def test_a_running_broker_compacts_its_offsets_log(
     broker = broker_factory(data, offsets_topic_segment_bytes=2_000, log_cleaner_backoff_ms=50)
     assert broker.broker is not None
     offsets = broker.broker.offsets
-    plog = broker.broker.logs.get_log(OFFSETS_TOPIC, offsets.store.partition_for("busy"))
+    plog = broker.broker.logs.get_log(OFFSETS_TOPIC, offsets.sink.partition_for("busy"))
     with WireClient(broker.bootstrap) as client:
         client.request(3, 4, topics=[dict(name="t")], allow_auto_topic_creation=True)
         for i in range(300):

@@ -171,9 +171,9 @@ def test_groups_of_loading_partitions_are_left_alone(tmp_path: Path) -> None:
     o = OffsetsHarness(tmp_path, retention_ms=RETENTION)
     o.h.commit("g", {T0: 1})
     o.h.advance(RETENTION)
-    o.manager.store.loading.add(o.partition_of("g"))
+    o.manager.sink.loading.add(o.partition_of("g"))
     assert o.manager.expire() == 0
-    o.manager.store.loading.clear()
+    o.manager.sink.loading.clear()
     assert o.manager.expire() == 1
 
 

@@ -130,7 +130,7 @@ def test_fetch_at_every_version(topics: ThreadBroker, version: int) -> None:
 
 def test_fetch_v8_answers_each_group_on_its_own(topics: ThreadBroker) -> None:
     assert topics.broker is not None
-    store = topics.broker.offsets.store
+    store = topics.broker.offsets.sink
     with WireClient(topics.bootstrap) as client:
         commit(client, 9, "ready", {("t", 0): 1})
         loading_group = next(

@@ -99,9 +99,9 @@ def test_partitions_load_one_by_one_and_are_served_as_soon_as_loaded(tmp_path: P
     o.h.commit(first, {T0: 1})
     o.h.commit(last, {T0: 2})
     r, deferred = reloading(o)
-    while r.manager.store.is_loading(first):
+    while r.manager.sink.is_loading(first):
         deferred.pump()
-    assert r.manager.store.is_loading(last)
+    assert r.manager.sink.is_loading(last)
     assert r.coordinator.fetch_offsets(first, [T0])[1][T0].offset == 1
     assert r.coordinator.fetch_offsets(last, [T0]) == (LOADING, {})
     deferred.drain()

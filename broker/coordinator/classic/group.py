@@ -367,24 +367,6 @@ class ClassicGroup:
     def prepare_offset_commit(self, offsets: dict[TopicPartition, OffsetAndMetadata]) -> None:
         self.pending_offset_commits.update(offsets)
 
-    def complete_offset_commit(self, tp: TopicPartition, offset: OffsetAndMetadata) -> None:
-        if tp in self.pending_offset_commits:
-            self.offsets[tp] = offset
-            if self.pending_offset_commits[tp] == offset:
-                del self.pending_offset_commits[tp]
-
     def fail_offset_commit(self, tp: TopicPartition, offset: OffsetAndMetadata) -> None:
         if self.pending_offset_commits.get(tp) == offset:
             del self.pending_offset_commits[tp]
-
-    def remove_offsets(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, OffsetAndMetadata]:
-        removed: dict[TopicPartition, OffsetAndMetadata] = {}
-        for tp in partitions:
-            self.pending_offset_commits.pop(tp, None)
-            offset = self.offsets.pop(tp, None)
-            if offset is not None:
-                removed[tp] = offset
-        return removed
-
-    def has_offsets(self) -> bool:
-        return bool(self.offsets) or bool(self.pending_offset_commits)
