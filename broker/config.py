@@ -66,10 +66,10 @@ class Config:
     producer_id_expiration_ms: int = prop(86400000, "an idle producer id's state is dropped after this")
     # network
     socket_request_max_bytes: int = prop(104857600, "largest request frame accepted")
-    connections_max_idle_ms: int = prop(600000, "close connections idle, or in a partial request, this long")
+    connections_max_idle_ms: int = prop(600000, "idle or slow-request connections close after; -1: never")
     max_connections: int = prop(2147483647, "open connections; more are closed as they arrive")
     max_connections_per_ip: int = prop(2147483647, "open connections from one address; more are closed")
-    queued_max_request_bytes: int = prop(-1, "bytes of requests received and queued before reading pauses")
+    queued_max_request_bytes: int = prop(-1, "request bytes held before reading pauses; -1: no limit")
     # groups
     group_min_session_timeout_ms: int = prop(6000, "smallest session timeout a member may ask for")
     group_max_session_timeout_ms: int = prop(1800000, "largest session timeout a member may ask for")

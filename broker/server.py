@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Awaitable
 from typing import TYPE_CHECKING, cast
 
 import structlog
@@ -187,7 +186,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             elif reply is not None:
                 self._write(out)
                 self._busy = True
-                task = self._task = asyncio.ensure_future(cast(Awaitable[Reply], reply))
+                task = self._task = asyncio.ensure_future(reply)
                 task.add_done_callback(self._on_reply)
                 return
         if out:
