@@ -164,9 +164,12 @@ def parse_request_header(frame: bytes, flexible: bool) -> RequestHeader:
         raise MalformedRequest(f"invalid client id length {id_len}")
     if flexible:
         try:
-            pos = skip_tagged_fields(frame, pos)
-        except WireFormatError as exc:
-            raise MalformedRequest(f"request header: {exc}") from None
+            if frame[pos]:
+                pos = skip_tagged_fields(frame, pos)
+            else:  # no tagged fields, the usual case: one byte
+                pos += 1
+        except (IndexError, WireFormatError) as exc:
+            raise MalformedRequest(f"request header: {exc.__class__.__name__}: {exc}") from None
     return RequestHeader(api_key, api_version, correlation_id, client_id, pos)
 
 
