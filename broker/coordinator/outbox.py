@@ -82,8 +82,7 @@ S = TypeVar("S", bound=HasOutbox)
 def entry(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
     """Mark a method as a way into the coordinator (an entry of `self.outbox`)."""
 
-    @functools.wraps(method)
-    def wrapper(self: S, *args: P.args, **kwargs: P.kwargs) -> R:
+    def wrapper(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
         outbox = self.outbox
         outbox.depth += 1
         try:
@@ -91,4 +90,5 @@ def entry(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P],
         finally:
             outbox.leave()
 
+    functools.update_wrapper(wrapper, method)
     return wrapper

@@ -5,7 +5,8 @@ v1 no change; v2 flexible.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 
@@ -13,7 +14,13 @@ API_KEY = 42
 VERSIONS = (0, 2)
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+class DeleteGroupsRequestBody(Protocol):
+    """The fields of kafka-python's DeleteGroupsRequest this handler reads."""
+
+    groups_names: Sequence[str]
+
+
+def handle(ctx: RequestContext, request: DeleteGroupsRequestBody) -> Any:
     errors = ctx.groups.delete_groups(request.groups_names)
     return ctx.response(
         throttle_time_ms=0,

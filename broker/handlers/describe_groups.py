@@ -6,7 +6,8 @@ v5 flexible.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 
@@ -18,7 +19,14 @@ VERSIONS = (0, 5)
 GROUP_OPERATIONS = frozenset({3, 6, 8})
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+class DescribeGroupsRequestBody(Protocol):
+    """The fields of kafka-python's DescribeGroupsRequest this handler reads."""
+
+    groups: Sequence[str]
+    include_authorized_operations: bool  # v3+
+
+
+def handle(ctx: RequestContext, request: DescribeGroupsRequestBody) -> Any:
     operations = None
     if ctx.version >= 3 and request.include_authorized_operations:
         operations = set(GROUP_OPERATIONS)

@@ -6,7 +6,8 @@ v4 batches keys (coordinator_keys -> coordinators, KIP-699); v5 and v6 no change
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.protocol.errors import ErrorCode
@@ -18,7 +19,14 @@ GROUP_KEY_TYPE = 0
 TRANSACTION_KEY_TYPE = 1
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+class FindCoordinatorRequestBody(Protocol):
+    """The fields of kafka-python's FindCoordinatorRequest this handler reads."""
+
+    key_type: int  # v1+
+    coordinator_keys: Sequence[str]  # v4+
+
+
+def handle(ctx: RequestContext, request: FindCoordinatorRequestBody) -> Any:
     key_type = request.key_type if ctx.version >= 1 else GROUP_KEY_TYPE
     # There is one broker: it is the coordinator for every group and every transactional id (whose
     # InitProducerId then reports that transactions are not supported).

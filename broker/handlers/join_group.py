@@ -7,7 +7,8 @@ v8 reason; v9 skip_assignment for static leaders (KIP-814).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator import JoinGroupRequest, JoinGroupResult
@@ -17,7 +18,25 @@ API_KEY = 11
 VERSIONS = (0, 9)
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+class JoinGroupProtocol(Protocol):
+    name: str
+    metadata: bytes
+
+
+class JoinGroupRequestBody(Protocol):
+    """The fields of kafka-python's JoinGroupRequest this handler reads."""
+
+    group_id: str | None
+    member_id: str
+    group_instance_id: str | None  # v5+
+    rebalance_timeout_ms: int  # v1+
+    session_timeout_ms: int
+    protocol_type: str
+    protocols: Sequence[JoinGroupProtocol]
+    reason: str | None  # v8+
+
+
+def handle(ctx: RequestContext, request: JoinGroupRequestBody) -> Any:
     version = ctx.version
 
     def build(result: JoinGroupResult) -> Any:

@@ -6,7 +6,8 @@ v5 a reason per member. Before v3 the one member's error is the top-level error.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator import LeavingMember
@@ -16,7 +17,21 @@ API_KEY = 13
 VERSIONS = (0, 5)
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+class LeaveGroupMember(Protocol):
+    member_id: str
+    group_instance_id: str | None
+    reason: str | None  # v5+
+
+
+class LeaveGroupRequestBody(Protocol):
+    """The fields of kafka-python's LeaveGroupRequest this handler reads."""
+
+    group_id: str | None
+    member_id: str  # before v3
+    members: Sequence[LeaveGroupMember]  # v3+
+
+
+def handle(ctx: RequestContext, request: LeaveGroupRequestBody) -> Any:
     version = ctx.version
     if version >= 3:
         leaving = [

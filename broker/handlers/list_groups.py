@@ -6,7 +6,8 @@ v5 types filter and group_type (KIP-848): every group here is `classic`.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 
@@ -14,7 +15,14 @@ API_KEY = 16
 VERSIONS = (0, 5)
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+class ListGroupsRequestBody(Protocol):
+    """The fields of kafka-python's ListGroupsRequest this handler reads."""
+
+    states_filter: Sequence[str] | None  # v4+
+    types_filter: Sequence[str] | None  # v5+
+
+
+def handle(ctx: RequestContext, request: ListGroupsRequestBody) -> Any:
     states = request.states_filter if ctx.version >= 4 else ()
     types = request.types_filter if ctx.version >= 5 else ()
     error, overviews = ctx.groups.list_groups(states or (), types or ())

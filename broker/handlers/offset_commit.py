@@ -7,7 +7,8 @@ v9 new-protocol member epochs (no change for classic groups).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator import OffsetAndMetadata, OffsetCommitRequest, TopicPartition
@@ -20,7 +21,30 @@ VERSIONS = (2, 9)
 DEFAULT_RETENTION_TIME = -1
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+class OffsetCommitPartition(Protocol):
+    partition_index: int
+    committed_offset: int
+    committed_leader_epoch: int  # v6+
+    committed_metadata: str | None
+
+
+class OffsetCommitTopic(Protocol):
+    name: str
+    partitions: Sequence[OffsetCommitPartition]
+
+
+class OffsetCommitRequestBody(Protocol):
+    """The fields of kafka-python's OffsetCommitRequest this handler reads."""
+
+    group_id: str | None
+    generation_id_or_member_epoch: int
+    member_id: str
+    group_instance_id: str | None  # v7+
+    retention_time_ms: int  # v2-v4
+    topics: Sequence[OffsetCommitTopic]
+
+
+def handle(ctx: RequestContext, request: OffsetCommitRequestBody) -> Any:
     version = ctx.version
     coordinator = ctx.groups
     now = coordinator.clock.now_ms()

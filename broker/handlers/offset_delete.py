@@ -5,7 +5,8 @@ v0 only. Unknown topics get UNKNOWN_TOPIC_OR_PARTITION; a group-level error repl
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator import TopicPartition
@@ -15,7 +16,23 @@ API_KEY = 47
 VERSIONS = (0, 0)
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+class OffsetDeletePartition(Protocol):
+    partition_index: int
+
+
+class OffsetDeleteTopic(Protocol):
+    name: str
+    partitions: Sequence[OffsetDeletePartition]
+
+
+class OffsetDeleteRequestBody(Protocol):
+    """The fields of kafka-python's OffsetDeleteRequest this handler reads."""
+
+    group_id: str | None
+    topics: Sequence[OffsetDeleteTopic]
+
+
+def handle(ctx: RequestContext, request: OffsetDeleteRequestBody) -> Any:
     topics = ctx.topics
     order: list[tuple[str, list[int]]] = []
     errors: dict[TopicPartition, ErrorCode] = {}

@@ -8,7 +8,8 @@ own; v9 member id and epoch (new protocol; ignored for classic groups).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator import PartitionOffset, TopicPartition
@@ -18,7 +19,26 @@ API_KEY = 9
 VERSIONS = (1, 9)
 
 
-def _wanted(topics: Any) -> list[TopicPartition] | None:
+class OffsetFetchTopic(Protocol):
+    name: str
+    partition_indexes: Sequence[int]
+
+
+class OffsetFetchGroup(Protocol):
+    group_id: str | None
+    topics: Sequence[OffsetFetchTopic] | None
+
+
+class OffsetFetchRequestBody(Protocol):
+    """The fields of kafka-python's OffsetFetchRequest this handler reads."""
+
+    group_id: str | None  # before v8
+    topics: Sequence[OffsetFetchTopic] | None  # before v8; null (v2+) = every committed partition
+    groups: Sequence[OffsetFetchGroup]  # v8+
+    require_stable: bool  # v7+
+
+
+def _wanted(topics: Sequence[OffsetFetchTopic] | None) -> list[TopicPartition] | None:
     if topics is None:
         return None
     return [TopicPartition(t.name, i) for t in topics for i in t.partition_indexes]
@@ -53,7 +73,7 @@ def _topic_entries(topics: dict[str, list[tuple[int, PartitionOffset]]]) -> list
 
 
 def _fetch(
-    ctx: RequestContext, group_id: str, wanted: list[TopicPartition] | None, require_stable: bool
+    ctx: RequestContext, group_id: str | None, wanted: list[TopicPartition] | None, require_stable: bool
 ) -> tuple[ErrorCode, dict[str, list[tuple[int, PartitionOffset]]]]:
     error, offsets = ctx.groups.fetch_offsets(group_id, wanted, require_stable)
     if error is not ErrorCode.NONE:
@@ -65,7 +85,7 @@ def _fetch(
     return error, _by_topic(offsets, wanted)
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+def handle(ctx: RequestContext, request: OffsetFetchRequestBody) -> Any:
     version = ctx.version
     require_stable = bool(request.require_stable) if version >= 7 else False
     if version >= 8:

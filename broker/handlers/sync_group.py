@@ -6,7 +6,8 @@ mandatory in requests and checked against the group (KIP-559).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator import SyncGroupRequest, SyncGroupResult
@@ -17,7 +18,24 @@ API_KEY = 14
 VERSIONS = (0, 5)
 
 
-def handle(ctx: RequestContext, request: Any) -> Any:
+class SyncGroupAssignment(Protocol):
+    member_id: str
+    assignment: bytes
+
+
+class SyncGroupRequestBody(Protocol):
+    """The fields of kafka-python's SyncGroupRequest this handler reads."""
+
+    group_id: str | None
+    generation_id: int
+    member_id: str
+    group_instance_id: str | None  # v3+
+    protocol_type: str | None  # v5+
+    protocol_name: str | None  # v5+
+    assignments: Sequence[SyncGroupAssignment]
+
+
+def handle(ctx: RequestContext, request: SyncGroupRequestBody) -> Any:
     version = ctx.version
 
     def build(result: SyncGroupResult) -> Any:
