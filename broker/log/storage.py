@@ -2,11 +2,11 @@
 
 As in Kafka, an I/O error that may have lost or torn data makes the whole log dir offline: every
 partition in it answers KAFKA_STORAGE_ERROR until the broker restarts (and recovers the logs from
-disk). kafkito keeps one exception: a write refused for lack of room (ENOSPC, EDQUOT, EFBIG) was
-rolled back to the last whole batch, so nothing is torn; that append fails with KAFKA_STORAGE_ERROR,
-and the dir stays online so that freeing space is enough. A failed fsync is always fatal (the
-kernel may have dropped the dirty pages: retrying it would report a success that is not true), and
-so is a failed rollback.
+disk). kafkito makes one exception, for running out of a resource when nothing was left half-done:
+no room (ENOSPC, EDQUOT, EFBIG: the append is rolled back to the last whole batch) or no file
+handles (EMFILE, ENFILE). That operation fails with KAFKA_STORAGE_ERROR and the dir stays online,
+so freeing space or handles is enough. A failed fsync is always fatal (the kernel may have dropped
+the dirty pages: retrying would report a success that is not true), and so is a failed rollback.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from kafkito.broker.log.log_limiter import LogLimiter
 
 log = structlog.get_logger("kafkito.log")
 
-NOT_FATAL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+NOT_FATAL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EMFILE, errno.ENFILE})
 
 
 class StorageFailure(KafkaStorageError):
