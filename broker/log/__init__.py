@@ -3,8 +3,9 @@
 Layout under the data dir: the metadata log `metadata-*.log` / `metadata-*.checkpoint` (topic names,
 ids, partition counts, config overrides: one appended batch per change, see `metadata_log`) and
 one `<topic>-<partition>/` directory per partition holding Kafka-named segment files
-(`00000000000000000000.log`), `partition.metadata` (topic id), `log-start-offset`, `cleaner-offset`
-and `.clean-shutdown` after a clean close. Indexes live in memory and are rebuilt on open.
+(`00000000000000000000.log`), `partition.metadata` (topic id), `log-start-offset`, `cleaner-offset`,
+`recovery-point`, `.clean-shutdown` after a clean close, and `*.log.corrupt` copies of segments
+recovery repaired (`recovery.py`). Indexes live in memory and are rebuilt on open.
 
 Contract for handlers: every error is a `LogError` (a `protocol.errors.KafkaError`) whose `code`
 goes in the response. `LogManager.get_log()` gives a `PartitionLog`; `append()` returns an
