@@ -31,7 +31,13 @@ error level, except an unflushed torn tail (a warning, as a crash leaves them).
 
 The file changes are ordered so that a crash in the middle leaves something this same procedure
 repairs: the quarantine copy is written first, the new segment next, and the damaged one is cut
-last (until then, the new file's offsets overlap it, which the offset check rejects).
+last (until then, the new file's offsets overlap it, which the offset check rejects, and damage
+found in a trusted segment has all of that segment CRC-checked).
+
+Limits. A flipped byte inside the records of a closed segment below the recovery point is not
+looked for at open (as in Kafka: that would read every byte of the log each start); consumers'
+CRC checks catch it. The leader epoch is checked by nothing. `records_lost` counts offsets: exact
+where offsets are contiguous, at most that many records in a compacted segment.
 """
 
 from __future__ import annotations
