@@ -126,7 +126,7 @@ class PartitionLog:
             index_interval_bytes=self.config.index_interval_bytes,
             now_ms=now,
             recovery_point=recovery_point,
-            cleaner_offset=self._cleaner_offset,
+            gaps_allowed=self.config.compact or self._cleaner_offset > 0,
             clean_shutdown=clean,
             on_batch=self._replay_batch,
             logger=self._log,
@@ -444,9 +444,8 @@ class PartitionLog:
                 path.unlink(missing_ok=True)
             return False
         now = self._time_ms()
-        # The cleaner offset goes first: a crash before the swap then only makes the next open
-        # lenient (gaps allowed) about segments that are not compacted yet, never strict about
-        # compacted ones.
+        # The cleaner offset goes first: whatever a crash leaves swapped in, the next open knows the
+        # log was compacted and allows gaps in its closed segments.
         self._cleaner_offset = max(self._cleaner_offset, plan.clean_offset)
         write_offset(self.directory, CLEANER_OFFSET_FILE, self._cleaner_offset)
         swapped = {id(old): old.replace_with(path, now) for old, path in plan.replacements}

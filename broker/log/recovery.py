@@ -1,14 +1,14 @@
 """Opening a partition's segment files: check them, repair what can be proven, quarantine the rest.
 
 What is checked. Every batch's framing (length, magic) and its offsets: each batch starts where the
-one before it ended (a segment the cleaner never touched holds contiguous offsets; a compacted one
-may have gaps but never goes back), the first starts at the file's base offset, and none reaches
-the next file's base offset. Offsets cost nothing to check (the headers are read anyway to build
-the index), and they catch what the CRC cannot: the base offset is outside the CRC. CRCs are checked
-where a crash could have left damage, as Kafka does from its recovery point: in every segment that
-may hold offsets at or above the recovery point (the partition's `recovery-point` file, Kafka's
-`recovery-point-offset-checkpoint` kept per partition as kafkito keeps `log-start-offset`: offsets
-below it were fsynced), and always in the active segment.
+one before it ended (the first at the file's base offset) and none reaches the next file's base
+offset. In a compacted log (or one compacted once) a closed segment may have gaps, so there a batch
+must only not go back; the active segment is never compacted. Offsets cost nothing to check (the
+headers are read anyway to build the index), and they catch what the CRC cannot: the base offset is
+outside the CRC. CRCs are checked where a crash could have left damage, as Kafka does from its
+recovery point: in every segment that may hold offsets at or above the recovery point (the
+partition's `recovery-point` file, Kafka's `recovery-point-offset-checkpoint` kept per partition as
+kafkito keeps `log-start-offset`: offsets below it were fsynced), and always in the active segment.
 
 What is done with damage. Kafka cuts a segment at its first invalid batch and deletes every later
 segment, counting on replicas to fetch the rest back; kafkito has no replica, so that would lose
@@ -35,9 +35,10 @@ last (until then, the new file's offsets overlap it, which the offset check reje
 found in a trusted segment has all of that segment CRC-checked).
 
 Limits. A flipped byte inside the records of a closed segment below the recovery point is not
-looked for at open (as in Kafka: that would read every byte of the log each start); consumers'
-CRC checks catch it. The leader epoch is checked by nothing. `records_lost` counts offsets: exact
-where offsets are contiguous, at most that many records in a compacted segment.
+looked for at open (as in Kafka: that would CRC every byte of the log at each start); consumers'
+CRC checks catch it. Nor is a base offset moved forward inside a gap of a compacted closed segment.
+The leader epoch is checked by nothing. `records_lost` counts offsets: exact where offsets are
+contiguous, at most that many records in a compacted segment.
 """
 
 from __future__ import annotations
@@ -209,7 +210,7 @@ class SegmentLoader:
         index_interval_bytes: int,
         now_ms: int,
         recovery_point: int,
-        cleaner_offset: int,
+        gaps_allowed: bool,
         clean_shutdown: bool,
         on_batch: Callable[[BatchHeader], None],
         logger: Any,
@@ -218,7 +219,7 @@ class SegmentLoader:
         self.index_interval_bytes = index_interval_bytes
         self.now_ms = now_ms
         self.recovery_point = recovery_point
-        self.cleaner_offset = cleaner_offset
+        self.gaps_allowed = gaps_allowed
         self.clean_shutdown = clean_shutdown
         self.on_batch = on_batch
         self.log = logger
@@ -231,7 +232,7 @@ class SegmentLoader:
             base, path = queue.popleft()
             upper = queue[0][0] if queue else None
             segment = Segment(path, base, self.index_interval_bytes, self.now_ms)
-            order = _OffsetOrder(base, upper, contiguous=upper is None or base >= self.cleaner_offset)
+            order = _OffsetOrder(base, upper, contiguous=upper is None or not self.gaps_allowed)
             check_crc = upper is None or upper > self.recovery_point
             problem = segment.rebuild(check_crc=check_crc, check=order, on_batch=self.on_batch)
             if problem is not None and not check_crc:

@@ -15,7 +15,7 @@ from structlog.testing import capture_logs
 from kafkito.broker.log.batch import HEADER_SIZE, parse_header
 from kafkito.broker.log.partition_log import PartitionLog
 
-from .helpers import GZIP, batch, config, decode, read_all, records
+from .helpers import GZIP, Rec, batch, config, decode, read_all, records
 
 
 def fill(path: Path, n: int, **kw: object) -> list[int]:
@@ -332,3 +332,27 @@ def test_any_flipped_byte_keeps_offsets_in_order_and_the_log_end(
     for opened in (first, plog):
         for segment in opened.segments:
             segment.close()
+
+
+# -- compacted logs ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lose_cleaner_offset", [False, True])
+def test_gaps_left_by_compaction_are_not_damage(tmp_path: Path, lose_cleaner_offset: bool) -> None:
+    from kafkito.broker.log.cleaner import compact
+
+    cfg = dict(cleanup_policy=frozenset({"compact"}), segment_bytes=600)
+    plog = PartitionLog(tmp_path, config(**cfg))
+    for i in range(20):  # keys repeat every other batch: compaction drops whole batches
+        plog.append(batch([Rec(b"k%d" % (i % 2), b"v%d" % i, 1_700_000_000_000 + i)]))
+    assert compact(plog, 1_800_000_000_000, force=True) is not None
+    before = read_all(plog)
+    assert [o for o, _ in before] != list(range(20))  # there are gaps now
+    plog.close()
+    if lose_cleaner_offset:  # e.g. its rename lost to a power cut
+        (tmp_path / "cleaner-offset").unlink()
+    (tmp_path / ".clean-shutdown").unlink()
+    (tmp_path / "recovery-point").unlink()
+    reopened, logs = reopen(tmp_path, **cfg)
+    assert problems(logs) == []
+    assert read_all(reopened) == before and reopened.log_end_offset == 20
