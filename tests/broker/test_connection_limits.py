@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from kafka import KafkaConsumer, KafkaProducer
 
-from tests.support.brokers import ProcessBroker
+from kafkito.broker.memory_pool import MemoryPool
+from tests.support.brokers import ProcessBroker, ThreadBroker
 from tests.support.waiting import wait_until
 from tests.support.wire import WireClient
 
@@ -251,3 +252,42 @@ def test_requests_bigger_than_the_pool_from_several_clients_all_complete(
     finally:
         consumer.close()
     assert sorted(v[0] for v in values) == sorted(i for i in range(4) for _ in range(3))
+
+
+def test_the_pool_is_whole_again_once_requests_are_answered_or_abandoned(
+    broker_factory: Callable[..., ThreadBroker],
+) -> None:
+    running = broker_factory(queued_max_request_bytes=MIB)
+    pool = running.call(lambda: running.broker.connections.pool if running.broker else None)
+    assert pool is not None
+    producer = KafkaProducer(bootstrap_servers=running.bootstrap, max_request_size=2 * MIB)
+    abandoned = [socket.create_connection(("127.0.0.1", running.port)) for _ in range(20)]
+    try:
+        for sock in abandoned:  # each announces 400 KiB and sends part of it: only some are granted
+            sock.sendall(struct.pack(">i", 400 * 1024) + b"\x00" * 1000)
+        wait_until(lambda: running.call(lambda: pool.waiting) > 0, 30, "requests waiting for the pool")
+        for sock in abandoned:
+            sock.close()
+        producer.send("whole", b"x" * (600 * 1024)).get(timeout=60)  # larger than what is left over
+    finally:
+        producer.close()
+    wait_until(lambda: running.call(lambda: (pool.used, pool.waiting)) == (0, 0), 30, "an empty pool")
+
+
+def test_the_pool_grants_in_arrival_order_and_never_deadlocks() -> None:
+    pool = MemoryPool(100)
+    granted: list[str] = []
+    assert pool.reserve("a", 60, 0, lambda: granted.append("a"))
+    pool.charge(10)  # b has read 10 bytes of a 80-byte request before its size was known
+    assert not pool.reserve("b", 70, 10, lambda: granted.append("b"))
+    pool.charge(5)
+    assert not pool.reserve("c", 5, 5, lambda: granted.append("c"))  # fits, but b came first
+    assert granted == []
+    pool.release(60)  # a is done: b's 70 more fit next to what b and c hold
+    assert granted == ["b", "c"] and pool.used == 90
+    # Only waiters hold memory: the first is granted even over the limit, or nobody would progress.
+    stuck = MemoryPool(10)
+    stuck.charge(8)
+    assert not stuck.reserve("d", 50, 8, lambda: granted.append("d"))
+    assert granted[-1] == "d" and stuck.used == 58
+    assert MemoryPool(-1).reserve("e", 1 << 40, 0, lambda: None)  # -1: no limit
