@@ -1,4 +1,4 @@
-"""Storage failures of the log dir: classify them, log them (rate-limited), take the dir offline.
+"""Storage failures of the log dir: classify them, log them, take the dir offline.
 
 As in Kafka, an I/O error that may have lost or torn data makes the whole log dir offline: every
 partition in it answers KAFKA_STORAGE_ERROR until the broker restarts (and recovers the logs from
@@ -7,6 +7,8 @@ no room (ENOSPC, EDQUOT, EFBIG: the append is rolled back to the last whole batc
 handles (EMFILE, ENFILE). That operation fails with KAFKA_STORAGE_ERROR and the dir stays online,
 so freeing space or handles is enough. A failed fsync is always fatal (the kernel may have dropped
 the dirty pages: retrying would report a success that is not true), and so is a failed rollback.
+Every failure is logged at error level with its path; the broker's log rate limit
+(`broker.log_rate`) keeps a failing disk from flooding the log.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from typing import Concatenate, ParamSpec, Protocol, TypeVar
 import structlog
 
 from kafkito.broker.log.errors import KafkaStorageError
-from kafkito.broker.log.log_limiter import LogLimiter
 
 log = structlog.get_logger("kafkito.log")
 
@@ -47,10 +48,9 @@ class StorageFailure(KafkaStorageError):
 class LogDirHealth:
     """Whether one log dir is usable, and the one place its storage failures are logged."""
 
-    def __init__(self, path: Path | str, limiter: LogLimiter | None = None) -> None:
+    def __init__(self, path: Path | str) -> None:
         self.path = str(path)
         self.offline_reason: str | None = None
-        self._limiter = limiter or LogLimiter(interval_s=10.0)
 
     @property
     def offline(self) -> bool:
@@ -62,20 +62,16 @@ class LogDirHealth:
             raise KafkaStorageError(f"log dir {self.path} is offline: {self.offline_reason}")
 
     def report(self, failure: StorageFailure, **context: object) -> None:
-        """Log the failure at error level (rate-limited per operation and errno); a fatal one
-        takes the dir offline, which is logged once and never rate-limited."""
-        held = self._limiter.allow((failure.op, failure.errno, failure.fatal))
-        if held is not None:
-            log.error(
-                "log.storage_error",
-                path=failure.path,
-                op=failure.op,
-                errno=failure.errno_name,
-                error=str(failure.message),
-                fatal=failure.fatal,
-                suppressed=held,
-                **context,
-            )
+        """Log the failure at error level; a fatal one takes the dir offline (logged once)."""
+        log.error(
+            "log.storage_error",
+            path=failure.path,
+            op=failure.op,
+            errno=failure.errno_name,
+            error=str(failure.message),
+            fatal=failure.fatal,
+            **context,
+        )
         if failure.fatal and self.offline_reason is None:
             self.offline_reason = f"{failure.op} {failure.path}: {failure.errno_name}"
             log.error("log.dir_offline", log_dir=self.path, reason=self.offline_reason, **context)

@@ -10,30 +10,10 @@ import pytest
 from structlog.testing import capture_logs
 
 from kafkito.broker.log.errors import KafkaStorageError
-from kafkito.broker.log.log_limiter import LogLimiter
 from kafkito.broker.log.partition_log import PartitionLog
 from kafkito.broker.log.storage import LogDirHealth, StorageFailure
 
 from .helpers import batch, config, read_all, records
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def test_the_limiter_lets_one_line_per_key_per_interval_and_counts_the_rest() -> None:
-    clock = FakeClock()
-    limiter = LogLimiter(interval_s=10.0, clock=clock)
-    assert limiter.allow("a") == 0
-    assert [limiter.allow("a") for _ in range(5)] == [None] * 5
-    assert limiter.allow("b") == 0  # keys are independent
-    clock.now += 10.0
-    assert limiter.allow("a") == 5  # the next line carries how many were held back
-    assert limiter.allow("a") is None
 
 
 def test_running_out_of_room_is_not_fatal_but_an_io_error_is() -> None:
