@@ -19,6 +19,7 @@ from tests.support.waiting import wait_until
 from tests.support.wire import WireClient
 
 API_VERSIONS = 18
+FETCH = 1
 MIB = 1 << 20
 
 
@@ -84,7 +85,7 @@ def test_a_trickled_frame_is_closed_although_bytes_keep_coming(
     assert "partial request for more than connections.max.idle.ms" in _log(broker)
 
 
-def test_an_idle_connection_is_closed_and_a_busy_one_answered(
+def test_an_idle_connection_is_closed_after_connections_max_idle_ms(
     broker_process: Callable[..., ProcessBroker],
 ) -> None:
     broker = broker_process(connections_max_idle_ms=500)
@@ -92,6 +93,30 @@ def test_an_idle_connection_is_closed_and_a_busy_one_answered(
         assert idle.request(API_VERSIONS, 0).error_code == 0
         assert _closed_by_broker(idle.sock)
     assert "idle for more than connections.max.idle.ms=500" in _log(broker)
+
+
+def test_a_request_parked_longer_than_the_idle_time_is_answered(
+    broker_process: Callable[..., ProcessBroker],
+) -> None:
+    """A long-poll Fetch waiting on an empty partition is work in progress, not idleness."""
+    broker = broker_process(connections_max_idle_ms=200)
+    producer = KafkaProducer(bootstrap_servers=broker.bootstrap)
+    producer.send("quiet", b"first").get(timeout=60)  # creates the topic; offset 1 is the log end
+    producer.close()
+    partitions = [dict(partition=0, fetch_offset=1, partition_max_bytes=1024)]
+    with WireClient(broker.bootstrap, timeout=60) as client:
+        response = client.request(
+            FETCH,
+            4,
+            replica_id=-1,
+            max_wait_ms=2000,  # ten times the idle limit
+            min_bytes=1,
+            max_bytes=1024,
+            isolation_level=0,
+            topics=[dict(topic="quiet", partitions=partitions)],
+        )
+    assert response.responses[0].partitions[0].error_code == 0
+    assert "connections.max.idle.ms" not in _log(broker)
 
 
 # max.connections / max.connections.per.ip -----------------------------------------------------------
