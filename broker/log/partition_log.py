@@ -223,8 +223,7 @@ class PartitionLog:
         buf = bytearray(records)
         base = self.log_end_offset
         append_time = now if config.log_append_time else -1
-        stored = stamp_batches(buf, batches, base, self.leader_epoch, now if config.log_append_time else None)
-        next_offset = base + sum(h.last_offset_delta + 1 for h in headers)
+        stored, next_offset = stamp_batches(buf, batches, base, self.leader_epoch, append_time)
         segment = self._maybe_roll(total, max(ts for _, _, ts in stored), now)
         segment.append(buf)
         for header, offset, timestamp in stored:
@@ -463,7 +462,8 @@ class PartitionLog:
     def _ensure_open(self) -> None:
         if self._closed:
             raise UnknownTopicOrPartition(f"{self.topic}-{self.partition} is closed or deleted")
-        self.dir_health.check()
+        if self.dir_health.offline_reason is not None:
+            self.dir_health.check()
 
     def update_config(self, config: LogConfig) -> None:
         self.config = config

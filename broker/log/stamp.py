@@ -15,19 +15,20 @@ def stamp_batches(
     batches: list[tuple[int, BatchHeader]],
     base_offset: int,
     leader_epoch: int,
-    append_time: int | None,
-) -> list[tuple[BatchHeader, int, int]]:
+    append_time: int,
+) -> tuple[list[tuple[BatchHeader, int, int]], int]:
     """Assign consecutive offsets from `base_offset` to the batches in `buf` (and LogAppendTime when
-    `append_time` is given); returns (header as sent, its base offset, its timestamp) for each."""
+    `append_time` is not -1). Returns (header as sent, its base offset, its timestamp) for each, and
+    the offset after the last."""
     stored: list[tuple[BatchHeader, int, int]] = []
     next_offset = base_offset
     for pos, header in batches:
         set_base_offset(buf, pos, next_offset)
         set_partition_leader_epoch(buf, pos, leader_epoch)
         timestamp = header.max_timestamp
-        if append_time is not None:
+        if append_time >= 0:
             set_log_append_time(buf, pos, header.size, append_time)
             timestamp = append_time
         stored.append((header, next_offset, timestamp))
         next_offset += header.last_offset_delta + 1
-    return stored
+    return stored, next_offset
