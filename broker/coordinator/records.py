@@ -9,20 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
 from kafkito.protocol.errors import ErrorCode
 
 
-@dataclass(slots=True, frozen=True)
-class OffsetCommitRecord:
+class OffsetCommitRecord(NamedTuple):
+    """A committed offset (a tuple: one commit can carry many thousands of them)."""
+
     group_id: str
     partition: TopicPartition
     offset: OffsetAndMetadata
 
 
-@dataclass(slots=True, frozen=True)
-class OffsetTombstone:
+class OffsetTombstone(NamedTuple):
     group_id: str
     partition: TopicPartition
 

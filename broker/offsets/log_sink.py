@@ -37,6 +37,14 @@ if TYPE_CHECKING:
 log = structlog.get_logger("kafkito.offsets")
 
 OFFSETS_TOPIC = "__consumer_offsets"
+# Lower bounds of the encoded sizes, for rejecting an oversized commit before encoding it: the v2
+# batch header; an offset commit record: its framing (length, attributes, timestamp and offset
+# deltas, key and value lengths, header count: a byte each at least), key v1 (version, two string
+# lengths, partition: 10 bytes plus the strings, whose UTF-8 is at least one byte per character) and
+# value (v3: 24 bytes plus the metadata; v1: 28).
+_BATCH_OVERHEAD = 61
+_MIN_OFFSET_RECORD = 7 + 10 + 24
+_SIZE_CHECK_FROM = 1_000  # smaller writes are cheap to encode: let the append judge them
 _PARTITION_CACHE_SIZE = 100_000
 
 
@@ -143,6 +151,9 @@ class LogRecordSink:
 
     def append(self, group_id: str, records: Sequence[CoordinatorRecord], done: AppendCallback) -> None:
         time = self.time
+        if len(records) > _SIZE_CHECK_FROM and self._surely_too_large(group_id, records):
+            done(ErrorCode.MESSAGE_TOO_LARGE)
+            return
         try:
             encoded = [encode_record(r, time) for r in records]
         except RecordFormatError as exc:
@@ -150,6 +161,25 @@ class LogRecordSink:
             done(ErrorCode.MESSAGE_TOO_LARGE)
             return
         done(self._append(group_id, encoded))
+
+    def _surely_too_large(self, group_id: str, records: Sequence[CoordinatorRecord]) -> bool:
+        """Whether the batch cannot fit the partition's max.message.bytes, known before encoding.
+
+        The append would fail with MESSAGE_TOO_LARGE anyway; finding out first spares encoding a
+        huge commit (100,000 partitions: half a second of the loop) only to throw it away.
+        """
+        try:
+            limit = self._logs.get_log(OFFSETS_TOPIC, self.partition_for(group_id)).config.max_message_bytes
+        except LogError:
+            return False  # the append reports it
+        size = _BATCH_OVERHEAD
+        for record in records:
+            if isinstance(record, OffsetCommitRecord):
+                size += _MIN_OFFSET_RECORD + len(record.group_id) + len(record.partition.topic)
+                if size > limit:
+                    log.warning("offsets.commit_too_large", group=group_id, records=len(records), limit=limit)
+                    return True
+        return False
 
     # -- the log ------------------------------------------------------------------------------
 

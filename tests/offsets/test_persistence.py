@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pytest import MonkeyPatch
+
 from kafkito.broker.coordinator import (
     CoordinatorConfig,
     GroupState,
     LeavingMember,
     OffsetAndMetadata,
+    OffsetCommitRecord,
     PartitionOffset,
     TopicPartition,
 )
-from kafkito.broker.offsets import OFFSETS_TOPIC
+from kafkito.broker.offsets import OFFSETS_TOPIC, log_sink
+from kafkito.broker.offsets.batches import build_batch
+from kafkito.broker.offsets.log_sink import encode_record
 from kafkito.broker.offsets.records import GroupKey, GroupValue, OffsetKey, OffsetValue
 from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import REBALANCE_MS, SESSION_MS, subscription
@@ -226,6 +231,37 @@ def test_too_large_commit_append_is_invalid_commit_offset_size(tmp_path: Path) -
     assert o.h.commit("g", big).result == dict.fromkeys(big, ErrorCode.INVALID_COMMIT_OFFSET_SIZE)
     assert fetched(o, "g", T0) == {T0: -1}
     assert o.h.commit("g", {T0: 3}).result == {T0: ErrorCode.NONE}
+
+
+def test_a_huge_commit_is_refused_before_it_is_encoded(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
+    """100,000 partitions cannot fit max.message.bytes: the answer comes without encoding them (issue 12,
+    defect 7: encoding them took half a second of the loop, only to fail the append)."""
+    encoded: list[object] = []
+    real_encode = log_sink.encode_record
+    monkeypatch.setattr(log_sink, "encode_record", lambda *a: encoded.append(a) or real_encode(*a))
+    o = OffsetsHarness(tmp_path)
+    huge = {TopicPartition("t", p): OffsetAndMetadata(1) for p in range(100_000)}
+    assert o.h.commit("g", huge).result == dict.fromkeys(huge, ErrorCode.INVALID_COMMIT_OFFSET_SIZE)
+    assert encoded == [] and o.records("g") == []
+    assert o.h.commit("g", {T0: 3}).result == {T0: ErrorCode.NONE}
+
+
+def test_commits_near_max_message_bytes_are_judged_by_their_encoded_size(tmp_path: Path) -> None:
+    limit = 100_000
+    o = OffsetsHarness(tmp_path, log_props={"message.max.bytes": limit})
+    for count in range(1_000, 3_000, 50):
+        offsets = {TopicPartition("topic", p): OffsetAndMetadata(p, "m") for p in range(count)}
+        size = len(
+            build_batch(
+                [
+                    encode_record(OffsetCommitRecord("g", tp, om), o.manager.time)
+                    for tp, om in offsets.items()
+                ],
+                0,
+            )
+        )
+        expected = ErrorCode.NONE if size <= limit else ErrorCode.INVALID_COMMIT_OFFSET_SIZE
+        assert set(o.h.commit("g", offsets).result.values()) == {expected}, (count, size)
 
 
 def test_a_deleted_offsets_topic_partition_makes_commits_coordinator_not_available(tmp_path: Path) -> None:
