@@ -199,6 +199,8 @@ class MetadataLog:
 
     def load(self) -> MetadataImage:
         """Replay the newest checkpoint and its log (migrating a `topics.json`); the topics they give."""
+        for stray in self.data_dir.glob(f"{FILE_PREFIX}*.tmp"):  # a checkpoint a crash interrupted
+            stray.unlink()
         checkpoints = self._files(CHECKPOINT_SUFFIX)
         if not checkpoints and (self.data_dir / LEGACY_FILE).exists():
             checkpoints = [self._migrate()]
@@ -239,11 +241,14 @@ class MetadataLog:
 
     def _open_log(self, base: int) -> None:
         path = self._path(base, LOG_SUFFIX)
-        data = path.read_bytes() if path.exists() else b""
+        existed = path.exists()
+        data = path.read_bytes() if existed else b""
         batches, good = decode_batches(data)
         for records in batches:
             self.image.replay(records)
         self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        if not existed:
+            _fsync_dir(self.data_dir)
         if good != len(data):
             log.warning("metadata.torn_tail_dropped", path=str(path), bytes=len(data) - good)
             os.ftruncate(self._fd, good)

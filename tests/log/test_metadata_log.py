@@ -123,6 +123,9 @@ def test_compaction_keeps_the_state_in_one_checkpoint_and_one_log(tmp_path: Path
     assert len(list(tmp_path.glob("metadata-*.log"))) == 1
     assert _reload(tmp_path) == expected == read_topics(tmp_path)
     assert len(expected) == 67
+    (tmp_path / "metadata-00000000000000099999.checkpoint.tmp").write_bytes(b"half a checkpoint")
+    assert _reload(tmp_path) == expected  # a compaction a crash interrupted leaves nothing behind
+    assert not list(tmp_path.glob("*.tmp"))
 
 
 def _bytes_written() -> int:
