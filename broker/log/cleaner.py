@@ -72,49 +72,66 @@ def plan_compaction(plog: PartitionLog, now_ms: int, *, force: bool = False) -> 
     config = plog.config
     if not config.compact:
         return None
-    cleanable: list[Segment] = []
-    for segment in plog.segments[:-1]:
-        lag = config.min_compaction_lag_ms
-        if lag > 0 and now_ms - segment.largest_timestamp < lag:
-            break
-        cleanable.append(segment)
+    cleanable = _cleanable(plog, now_ms)
     if not cleanable:
         return None
     if not force and dirty_ratio(cleanable, plog.cleaner_offset) < config.min_cleanable_dirty_ratio:
         return None
-
-    latest: dict[bytes, int] = {}
-    for segment in cleanable:
-        for _, _, records in _records(segment):
-            for record in records:
-                if record.key is not None:
-                    latest[record.key] = record.offset
-
+    latest = _latest_offsets(cleanable)
     plan = CleanPlan(clean_offset=cleanable[-1].next_offset)
     horizon = now_ms - config.delete_retention_ms
     for segment in cleanable:
         target = segment.path.with_name(segment.path.name + CLEANED_SUFFIX)
-        with open(target, "wb") as out:
-            for header, raw, records in _records(segment):
-                if header.is_control:
-                    out.write(raw)
-                    continue
-                keep = [
-                    r
-                    for r in records
-                    if (r.key is None or latest.get(r.key) == r.offset)
-                    and not (r.value is None and r.timestamp < horizon)
-                ]
-                plan.records_before += len(records)
-                plan.records_after += len(keep)
-                if len(keep) == len(records):
-                    out.write(raw)
-                elif keep:
-                    out.write(_rebuild(header, keep))
-            out.flush()
-            os.fsync(out.fileno())
+        _write_cleaned(segment, target, latest, horizon, plan)
         plan.replacements.append((segment, target))
     return plan
+
+
+def _cleanable(plog: PartitionLog, now_ms: int) -> list[Segment]:
+    """The closed segments from the start whose records are all older than min.compaction.lag.ms."""
+    lag = plog.config.min_compaction_lag_ms
+    cleanable: list[Segment] = []
+    for segment in plog.segments[:-1]:
+        if lag > 0 and now_ms - segment.largest_timestamp < lag:
+            break
+        cleanable.append(segment)
+    return cleanable
+
+
+def _latest_offsets(segments: list[Segment]) -> dict[bytes, int]:
+    """The offset of each key's last record in `segments`."""
+    latest: dict[bytes, int] = {}
+    for segment in segments:
+        for _, _, records in _records(segment):
+            for record in records:
+                if record.key is not None:
+                    latest[record.key] = record.offset
+    return latest
+
+
+def _write_cleaned(
+    segment: Segment, target: Path, latest: dict[bytes, int], horizon: int, plan: CleanPlan
+) -> None:
+    """Copy `segment` to `target` keeping each key's latest record and tombstones newer than `horizon`."""
+    with open(target, "wb") as out:
+        for header, raw, records in _records(segment):
+            if header.is_control:
+                out.write(raw)
+                continue
+            keep = [
+                r
+                for r in records
+                if (r.key is None or latest.get(r.key) == r.offset)
+                and not (r.value is None and r.timestamp < horizon)
+            ]
+            plan.records_before += len(records)
+            plan.records_after += len(keep)
+            if len(keep) == len(records):
+                out.write(raw)
+            elif keep:
+                out.write(_rebuild(header, keep))
+        out.flush()
+        os.fsync(out.fileno())
 
 
 def _rebuild(header: BatchHeader, keep: list[Any]) -> bytes:
