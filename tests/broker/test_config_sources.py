@@ -14,6 +14,10 @@ from confluent_kafka.admin import (
 )
 
 from kafkito.broker.cli import _parser, build_config
+from kafkito.broker.config import PROPERTIES, Config, default
+from kafkito.broker.coordinator import CoordinatorConfig
+from kafkito.broker.log.config import TOPIC_DEFAULTS, LogConfig, broker_defaults
+from kafkito.broker.offsets import OffsetsConfig
 from tests.support.brokers import ThreadBroker
 
 
@@ -65,3 +69,14 @@ def test_cli_flags_count_as_given_properties() -> None:
     config = build_config(args)
     assert {"port", "log.dirs", "num.partitions"} <= config.explicit
     assert config.port == 0 and config.num_partitions == 3
+
+
+def test_every_typed_view_takes_its_defaults_from_the_one_table() -> None:
+    config = Config()
+    assert CoordinatorConfig() == CoordinatorConfig.from_config(config)
+    assert OffsetsConfig() == OffsetsConfig.from_broker(config)
+    assert LogConfig() == LogConfig.from_properties(defaults=broker_defaults(config))
+    assert TOPIC_DEFAULTS["retention.ms"] == str(default("log.retention.hours") * 3_600_000)
+    assert TOPIC_DEFAULTS["max.message.bytes"] == str(default("message.max.bytes"))
+    assert all(p.doc and p.name == name for name, p in PROPERTIES.items())
+    assert set(config.to_properties()) == set(PROPERTIES)
