@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import subprocess
 import sys
+import threading
 import uuid
 from pathlib import Path
 
+import pytest
 from structlog.testing import capture_logs
 
 from kafkito.broker.log.manager import LogManager
@@ -146,6 +150,36 @@ def test_creating_a_topic_writes_as_much_with_thousands_of_topics_as_with_a_few(
     mgr.close()
     early, late = sorted(cost[10:60])[25], sorted(cost[-50:])[25]
     assert late <= early + 64, (early, late)
+
+
+def test_on_an_event_loop_the_metadata_fsync_runs_in_a_worker_once_per_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_fsync = os.fsync
+    synced: list[tuple[str, bool]] = []  # (file, on the loop's thread)
+
+    def recording_fsync(fd: int) -> None:
+        synced.append((os.readlink(f"/proc/self/fd/{fd}"), threading.current_thread() is loop_thread))
+        real_fsync(fd)
+
+    loop_thread = threading.current_thread()
+    mgr = LogManager(tmp_path)
+
+    async def one_request_creating_many() -> None:
+        for i in range(50):
+            mgr.create_topic(f"t{i}", 1)
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if any("metadata-" in path for path, _ in synced):
+                return
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    asyncio.run(one_request_creating_many())
+    metadata_syncs = [on_loop for path, on_loop in synced if "metadata-" in Path(path).name]
+    assert metadata_syncs == [False]
+    monkeypatch.undo()
+    mgr.close()
+    assert len(_reload(tmp_path)) == 50
 
 
 _FAULT_SCRIPT = """
