@@ -3,9 +3,11 @@
 A seeded mutation loop (the same frames on every run): each API and version the broker supports gets a
 plausible request built with kafka-python's classes (tests/protocol/samples.py), sent as is and then
 mutated a fixed number of times (bytes flipped, lengths set to -1 or huge, cut, bytes inserted, runs
-zeroed or repeated). Each frame goes on its own connection; the broker may answer it or close the
-connection, as Kafka would. Meanwhile a probe client on one long-lived connection must keep getting
-answers, and at the end the broker's log must hold no stack trace and no failed request.
+zeroed or repeated). Every other API and version kafka-python knows is sent as is (the broker closes
+the connection, or answers ApiVersions with v0 and its ranges). Each frame goes on its own connection;
+the broker may answer it or close the connection, as Kafka would. Meanwhile a probe client on one
+long-lived connection must keep getting answers, and at the end the broker's log must hold no stack
+trace and no failed request.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import Callable
 import pytest
 
 from kafkito.broker.handlers import supported_versions
+from kafkito.protocol.codec import MESSAGES, REQUESTS
 from tests.protocol.samples import frame, sample_request
 from tests.support.brokers import ProcessBroker
 from tests.support.wire import WireClient
@@ -57,8 +60,18 @@ def _mutate(payload: bytes, rng: random.Random) -> bytes:
     return bytes(data)
 
 
+def _unsupported() -> list[tuple[int, int]]:
+    """The APIs and versions kafka-python knows and the broker does not answer (it closes on them)."""
+    supported = {(key, v) for key, lo, hi in supported_versions() for v in range(lo, hi + 1)}
+    known = [
+        (key, v) for key in MESSAGES for v in range(REQUESTS[key].min_version, REQUESTS[key].max_version + 1)
+    ]
+    return [kv for kv in known if kv not in supported]
+
+
 def corpus() -> list[bytes]:
-    """Every supported API and version: the genuine frame, then its seeded mutants (size-prefixed)."""
+    """Every supported API and version: the genuine frame, then its seeded mutants (size-prefixed);
+    then the genuine frame of every other API and version kafka-python knows."""
     rng = random.Random(SEED)
     frames: list[bytes] = []
     for key, lo, hi in supported_versions():
@@ -69,6 +82,7 @@ def corpus() -> list[bytes]:
             for _ in range(MUTANTS_PER_VERSION):
                 mutant = _mutate(payload, rng)
                 frames.append(struct.pack(">i", len(mutant)) + mutant)
+    frames += [frame(sample_request(key, version), client_id="fuzz") for key, version in _unsupported()]
     return frames
 
 
@@ -100,7 +114,8 @@ def test_mutated_requests_of_every_api_and_version_leave_no_traceback(
 ) -> None:
     broker = broker_process(**{"group.initial.rebalance.delay.ms": 0})
     frames = corpus()
-    assert len(frames) == sum((hi - lo + 1) * (1 + MUTANTS_PER_VERSION) for _, lo, hi in supported_versions())
+    supported = sum((hi - lo + 1) * (1 + MUTANTS_PER_VERSION) for _, lo, hi in supported_versions())
+    assert len(frames) == supported + len(_unsupported())
     with WireClient(broker.bootstrap) as client:
 
         def probe() -> None:
