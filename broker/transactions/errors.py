@@ -1,0 +1,60 @@
+"""Transaction error codes as each API version presents them.
+
+The coordinator answers with today's codes; old request versions knew fewer, and Kafka's handlers
+translate: PRODUCER_FENCED (KIP-588) became INVALID_PRODUCER_EPOCH before it existed, and
+TRANSACTION_ABORTABLE (KIP-890) became INVALID_TXN_STATE for clients that cannot handle it.
+"""
+
+from __future__ import annotations
+
+from kafkito.protocol.errors import ErrorCode
+
+# KIP-890's TRANSACTION_ABORTABLE is not in kafkito.protocol.errors.ErrorCode yet: its code is 120.
+TRANSACTION_ABORTABLE = 120
+
+# The first version of each API whose clients understand PRODUCER_FENCED.
+_PRODUCER_FENCED_SINCE = {
+    "InitProducerId": 4,
+    "AddPartitionsToTxn": 2,
+    "AddOffsetsToTxn": 2,
+    "EndTxn": 2,
+    "TxnOffsetCommit": 3,
+}
+
+
+def for_version(api: str, version: int, error: ErrorCode) -> ErrorCode:
+    """The code to send to a client speaking `version` of `api`."""
+    since = _PRODUCER_FENCED_SINCE.get(api)
+    if error is ErrorCode.PRODUCER_FENCED and since is not None and version < since:
+        return ErrorCode.INVALID_PRODUCER_EPOCH
+    return error
+
+
+def abortable_or_invalid_state(code: int, supports_abortable: bool) -> int:
+    """A verification's TRANSACTION_ABORTABLE, for a client that may not know it."""
+    if code == TRANSACTION_ABORTABLE and not supports_abortable:
+        return int(ErrorCode.INVALID_TXN_STATE)
+    return code
+
+
+def append_error(error: ErrorCode) -> ErrorCode:
+    """What a client sees when its `__transaction_state` append failed (as Kafka maps it)."""
+    if error is ErrorCode.NONE:
+        return error
+    if error in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.NOT_COORDINATOR):
+        return ErrorCode.NOT_COORDINATOR
+    if error in _UNAVAILABLE:
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE
+    return ErrorCode.UNKNOWN_SERVER_ERROR
+
+
+_UNAVAILABLE = frozenset(
+    {
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        ErrorCode.NOT_ENOUGH_REPLICAS,
+        ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+        ErrorCode.REQUEST_TIMED_OUT,
+        ErrorCode.KAFKA_STORAGE_ERROR,
+        ErrorCode.COORDINATOR_NOT_AVAILABLE,
+    }
+)
