@@ -3,11 +3,12 @@
 A seeded mutation loop (the same frames on every run): each API and version the broker supports gets a
 plausible request built with kafka-python's classes (tests/protocol/samples.py), sent as is and then
 mutated a fixed number of times (bytes flipped, lengths set to -1 or huge, cut, bytes inserted, runs
-zeroed or repeated). Every other API and version kafka-python knows is sent as is (the broker closes
-the connection, or answers ApiVersions with v0 and its ranges). Each frame goes on its own connection;
-the broker may answer it or close the connection, as Kafka would. Meanwhile a probe client on one
-long-lived connection must keep getting answers, and at the end the broker's log must hold no stack
-trace and no failed request.
+zeroed or repeated); a fixed number of odd but well-formed requests is drawn for it too (extreme
+numbers, empty or long strings, empty or repeated arrays, allowed nulls). Every other API and version
+kafka-python knows is sent as is (the broker closes the connection, or answers ApiVersions with v0
+and its ranges). Each frame goes on its own connection; the broker may answer it or close the
+connection, as Kafka would. Meanwhile a probe client on one long-lived connection must keep getting
+answers, and at the end the broker's log must hold no stack trace and no failed request.
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ import pytest
 
 from kafkito.broker.handlers import supported_versions
 from kafkito.protocol.codec import MESSAGES, REQUESTS
-from tests.protocol.samples import frame, sample_request
+from tests.protocol.samples import frame, odd_request, sample_request
 from tests.support.brokers import ProcessBroker
 from tests.support.wire import WireClient
 
 SEED = 12_2026
 MUTANTS_PER_VERSION = 30
+ODD_PER_VERSION = 5
 CONCURRENCY = 16
 ANSWER_WAIT_S = 1.0  # then the connection is dropped: a parked request (JoinGroup, Fetch) is cancelled
 PROBE_EVERY = 100
@@ -70,8 +72,8 @@ def _unsupported() -> list[tuple[int, int]]:
 
 
 def corpus() -> list[bytes]:
-    """Every supported API and version: the genuine frame, then its seeded mutants (size-prefixed);
-    then the genuine frame of every other API and version kafka-python knows."""
+    """Every supported API and version: the genuine frame, its seeded mutants (size-prefixed) and odd
+    requests; then the genuine frame of every other API and version kafka-python knows."""
     rng = random.Random(SEED)
     frames: list[bytes] = []
     for key, lo, hi in supported_versions():
@@ -82,6 +84,9 @@ def corpus() -> list[bytes]:
             for _ in range(MUTANTS_PER_VERSION):
                 mutant = _mutate(payload, rng)
                 frames.append(struct.pack(">i", len(mutant)) + mutant)
+            for _ in range(ODD_PER_VERSION):
+                odd = odd_request(key, version, rng)
+                frames.append(frame(odd, correlation_id=len(frames), client_id="fuzz"))
     frames += [frame(sample_request(key, version), client_id="fuzz") for key, version in _unsupported()]
     return frames
 
@@ -114,7 +119,8 @@ def test_mutated_requests_of_every_api_and_version_leave_no_traceback(
 ) -> None:
     broker = broker_process(**{"group.initial.rebalance.delay.ms": 0})
     frames = corpus()
-    supported = sum((hi - lo + 1) * (1 + MUTANTS_PER_VERSION) for _, lo, hi in supported_versions())
+    per_version = 1 + MUTANTS_PER_VERSION + ODD_PER_VERSION
+    supported = sum((hi - lo + 1) * per_version for _, lo, hi in supported_versions())
     assert len(frames) == supported + len(_unsupported())
     with WireClient(broker.bootstrap) as client:
 

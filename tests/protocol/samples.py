@@ -3,10 +3,13 @@
 Values are deterministic and small: names a broker knows how to handle ("sample-topic", "sample-group"),
 one element per array, short timeouts. `null_paths` lists the fields a request may not send as null
 (as Kafka's schemas say), and `sample_request(..., null=path)` sends one of them as null anyway.
+`odd_request` draws a request that is well-formed on the wire but odd: extreme numbers, empty or long
+strings, empty or repeated arrays, nulls where they are allowed.
 """
 
 from __future__ import annotations
 
+import random
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -126,3 +129,59 @@ def frame(request: Any, correlation_id: int = 1, client_id: str = "sample") -> b
     """The request with its header, size-prefixed, as a client sends it."""
     request.with_header(correlation_id=correlation_id, client_id=client_id)
     return bytes(request.encode(header=True, framed=True))
+
+
+# -- odd but well-formed requests ---------------------------------------------------------------------
+
+_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
+_ODD_STRINGS = ("", "x" * 249, "x" * 300, "é€😀", "__consumer_offsets", ".", "..", "a/b", TOPIC, GROUP)
+ODD = 0.3  # the chance that a value is odd rather than the sample's
+
+
+def _odd_scalar(field: Any, version: int, rng: random.Random) -> Any:
+    if field.nullable_for_version_q(version) and rng.random() < 0.2:
+        return None
+    type_str = field.type_str
+    if type_str in _BITS:
+        top = 2 ** (_BITS[type_str] - 1)
+        return rng.choice((-1, 0, 1, -top, top - 1, rng.randrange(-top, top)))
+    if type_str == "uint16":
+        return rng.choice((0, 1, 65_535))
+    if type_str == "float64":
+        return rng.choice((-1.0, 0.0, 1e308))
+    if type_str == "bool":
+        return rng.random() < 0.5
+    if type_str == "uuid":
+        return uuid.UUID(int=rng.getrandbits(128)) if rng.random() < 0.5 else uuid.UUID(int=0)
+    if type_str == "string":
+        return rng.choice(_ODD_STRINGS)
+    if type_str == "records":
+        batch = bytearray(_records())
+        batch[rng.randrange(len(batch))] ^= 0xFF
+        return rng.choice((b"", rng.randbytes(rng.randint(1, 80)), bytes(batch), _records() * 2))
+    return rng.randbytes(rng.randint(0, 40))  # bytes
+
+
+def _odd_values(struct: Any, version: int, rng: random.Random) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for field in struct.untagged_fields(version):
+        odd = rng.random() < ODD
+        if field.is_struct_array():
+            count = rng.choice((0, 2, 3)) if odd else 1
+            item = _odd_values(field, version, rng)  # repeated as is: duplicates are odd too
+            out[field.name] = [_data_class(field)(**(item if i % 2 else _odd_values(field, version, rng)))
+                               for i in range(count)]  # fmt: skip
+        elif field.is_struct():
+            out[field.name] = _data_class(field)(**_odd_values(field, version, rng))
+        elif field.is_array():
+            item = _odd_scalar(field.array_of, version, rng) if odd else _scalar(field.array_of, version)
+            out[field.name] = [item] * rng.choice((0, 2, 3)) if odd else [item]
+        else:
+            out[field.name] = _odd_scalar(field, version, rng) if odd else _scalar(field, version)
+    return out
+
+
+def odd_request(api_key: int, version: int, rng: random.Random) -> Any:
+    """A request of `api_key` at `version` with some values odd: legal on the wire, hard to handle."""
+    cls = request_class(api_key, version)
+    return cls(**_odd_values(cls._struct, version, rng))
