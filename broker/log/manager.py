@@ -208,10 +208,10 @@ class LogManager:
     def _discard(
         self, opened: Mapping[tuple[str, int], PartitionLog], info: TopicInfo, partitions: range
     ) -> None:
-        """Undo `_open_new_partitions`; what cannot be removed now goes as an orphan at start-up."""
+        """Undo `_open_new_partitions` (no flush: nothing is kept); what stays is an orphan at start-up."""
         for plog in opened.values():
             with contextlib.suppress(OSError, LogError):
-                plog.close()
+                plog.delete()
         for p in partitions:
             shutil.rmtree(self._partition_dir(info.name, p), ignore_errors=True)
 
@@ -288,7 +288,7 @@ class LogManager:
             plog = self._logs.pop((name, p), None)
             try:
                 if plog is not None:
-                    plog.close()
+                    plog.delete()  # its files go: nothing to flush
                 directory = self._partition_dir(name, p)
                 if directory.exists():
                     doomed = directory.with_name(f"{directory.name}.{uuid.uuid4().hex}{_DELETED_SUFFIX}")
