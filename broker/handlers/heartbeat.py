@@ -24,9 +24,9 @@ _INT32 = struct.Struct(">i")
 
 
 class HeartbeatRequestBody(NamedTuple):
-    group_id: str | None
+    group_id: str
     generation_id: int
-    member_id: str | None
+    member_id: str
     group_instance_id: str | None  # None before v3
 
 
