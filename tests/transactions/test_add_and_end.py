@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kafkito.broker.coordinator.results import TopicPartition
 from kafkito.broker.offsets.partitioner import partition_for
 from kafkito.broker.transactions import TransactionRecord, TransactionResult, TxnState
 from kafkito.broker.transactions.errors import (
@@ -13,9 +14,9 @@ from kafkito.protocol.errors import ErrorCode
 from tests.transactions.harness import Harness, tp
 
 
-def _open(h: Harness, *partitions: object) -> tuple[int, int]:
+def _open(h: Harness, *partitions: TopicPartition) -> tuple[int, int]:
     pid, epoch = h.init_ok()
-    assert h.add(pid, epoch, *partitions) is ErrorCode.NONE  # type: ignore[arg-type]
+    assert h.add(pid, epoch, *partitions) is ErrorCode.NONE
     return pid, epoch
 
 

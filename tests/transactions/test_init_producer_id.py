@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
-from kafkito.broker.transactions import TransactionRecord, TransactionResult, TxnState
+from kafkito.broker.producer_ids import ProducerIdManager
+from kafkito.broker.transactions import (
+    ProducerIdAllocator,
+    TransactionCoordinator,
+    TransactionRecord,
+    TransactionResult,
+    TxnState,
+)
 from kafkito.broker.transactions.config import TransactionConfig
 from kafkito.broker.transactions.metadata import MAX_PRODUCER_EPOCH
 from kafkito.broker.transactions.requests import InitProducerIdRequest, InitProducerIdResult
@@ -184,3 +192,31 @@ def test_kip360_retry_after_rotation_gets_the_new_producer_id() -> None:
         first.producer_id,
         0,
     )
+
+
+def test_requests_of_the_fenced_producer_wait_while_the_fence_is_written() -> None:
+    h = Harness()
+    pid, epoch = h.init_ok()
+    assert h.add(pid, epoch, tp("a")) is ErrorCode.NONE
+    h.sink.defer_writes = True
+    assert h.init() is None  # the fence (PrepareAbort, epoch + 1) is being written
+    assert h.end(pid, epoch, commit=True) is ErrorCode.CONCURRENT_TRANSACTIONS
+    assert h.add(pid, epoch, tp("b")) is ErrorCode.CONCURRENT_TRANSACTIONS
+    h.sink.defer_writes = False
+    h.sink.complete_writes()
+    assert h.state().state is TxnState.COMPLETE_ABORT
+    assert h.end(pid, epoch, commit=True) is ErrorCode.PRODUCER_FENCED
+
+
+def test_the_brokers_producer_id_manager_is_an_allocator(tmp_path: Path) -> None:
+    allocator: ProducerIdAllocator = ProducerIdManager(tmp_path)
+    h = Harness()
+    coordinator = TransactionCoordinator(h.config, h.clock, h.timer, h.markers, allocator, h.sink)
+    out: list[InitProducerIdResult] = []
+    coordinator.init_producer_id(InitProducerIdRequest("x", TIMEOUT_MS), out.append)
+    coordinator.init_producer_id(InitProducerIdRequest("y", TIMEOUT_MS), out.append)
+    assert [(r.error, r.producer_id, r.producer_epoch) for r in out] == [
+        (ErrorCode.NONE, 0, 0),
+        (ErrorCode.NONE, 1, 0),
+    ]
+    coordinator.shutdown()

@@ -13,12 +13,14 @@ writes and markers held back, and restarts. After every step:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
+from kafkito.broker.coordinator.results import TopicPartition
 from kafkito.broker.transactions import (
     TransactionConfig,
     TransactionCoordinator,
@@ -65,7 +67,7 @@ class TwoProducers(RuleBasedStateMachine):
     # Callbacks run inside the coordinator's outbox, which logs and swallows exceptions: they note
     # violations here, and an invariant fails on them.
 
-    def _on_init(self, producer: Producer, answers: list[object]) -> object:
+    def _on_init(self, producer: Producer, answers: list[object]) -> Callable[[InitProducerIdResult], None]:
         def callback(result: InitProducerIdResult) -> None:
             answers.append(result)
             if len(answers) > 1:
@@ -81,7 +83,7 @@ class TwoProducers(RuleBasedStateMachine):
 
     def _on_end(
         self, producer: Producer, commit: bool, creds: tuple[int, int], answers: list[object]
-    ) -> object:
+    ) -> Callable[[ErrorCode], None]:
         def callback(error: ErrorCode) -> None:
             answers.append(error)
             event(f"EndTxn({'commit' if commit else 'abort'}): {error.name}")
@@ -103,12 +105,12 @@ class TwoProducers(RuleBasedStateMachine):
         producer = self.producers[p]
         pid, epoch = (producer.producer_id, producer.epoch) if recover else (-1, -1)
         request = InitProducerIdRequest(TXN, TIMEOUT_MS, pid, epoch)
-        self.h.coordinator.init_producer_id(request, self._on_init(producer, []))  # type: ignore[arg-type]
+        self.h.coordinator.init_producer_id(request, self._on_init(producer, []))
 
     @rule(p=st.sampled_from([0, 1]), parts=st.sets(st.sampled_from(PARTITIONS), min_size=1))
-    def add(self, p: int, parts: set[object]) -> None:
+    def add(self, p: int, parts: set[TopicPartition]) -> None:
         producer = self.producers[p]
-        request = AddPartitionsRequest(TXN, producer.producer_id, producer.epoch, frozenset(parts))  # type: ignore[arg-type]
+        request = AddPartitionsRequest(TXN, producer.producer_id, producer.epoch, frozenset(parts))
         self.h.coordinator.add_partitions(request, lambda e: None)
 
     @rule(p=st.sampled_from([0, 1]))
@@ -122,14 +124,14 @@ class TwoProducers(RuleBasedStateMachine):
         producer = self.producers[p]
         creds = (producer.producer_id, producer.epoch)
         request = EndTxnRequest(TXN, producer.producer_id, producer.epoch, commit)
-        self.h.coordinator.end_txn(request, self._on_end(producer, commit, creds, []))  # type: ignore[arg-type]
+        self.h.coordinator.end_txn(request, self._on_end(producer, commit, creds, []))
 
     @rule(
         p=st.sampled_from([0, 1]),
         parts=st.sets(st.sampled_from(PARTITIONS), min_size=1),
         commit=st.booleans(),
     )
-    def transaction(self, p: int, parts: set[object], commit: bool) -> None:
+    def transaction(self, p: int, parts: set[TopicPartition], commit: bool) -> None:
         """A whole transaction by one producer (whatever the other one did before)."""
         self.add(p, parts)
         self.end(p, commit)
