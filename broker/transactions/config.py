@@ -22,3 +22,12 @@ class TransactionConfig:
     offsets_topic_num_partitions: int = 50
     # kafkito's own: the pause before markers (or a Complete* record) that failed are tried again.
     marker_retry_backoff_ms: int = 100
+
+
+# The `__transaction_state` topic's own configs, as Kafka creates it: compacted, so the latest
+# record of each id (or its tombstone) is what a restart reads.
+TRANSACTION_STATE_TOPIC_CONFIGS: dict[str, str] = {
+    "cleanup.policy": "compact",
+    "compression.type": "uncompressed",
+    "segment.bytes": "104857600",  # transaction.state.log.segment.bytes
+}
