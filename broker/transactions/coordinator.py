@@ -138,9 +138,15 @@ class TransactionCoordinator:
         if isinstance(decision, ErrorCode):
             answer(InitProducerIdResult(decision))
         elif decision.fence:
-            self._fence_and_abort(
-                meta, lambda e: answer(InitProducerIdResult(e or ErrorCode.CONCURRENT_TRANSACTIONS))
-            )
+            # Once the abort is durable the client is told to retry (and bumps the epoch again then).
+            def fenced(error: ErrorCode) -> None:
+                answer(
+                    InitProducerIdResult(
+                        ErrorCode.CONCURRENT_TRANSACTIONS if error is ErrorCode.NONE else error
+                    )
+                )
+
+            self._fence_and_abort(meta, fenced)
         else:
             new = decision.metadata
 
