@@ -7,18 +7,27 @@ v9 new-protocol member epochs (no change for classic groups).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol
+import asyncio
+import struct
+from collections.abc import Awaitable, Iterator, Sequence
+from typing import Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator import OffsetAndMetadata, OffsetCommitRequest, TopicPartition
 from kafkito.broker.handlers.parked import Parked
 from kafkito.protocol.errors import ErrorCode
+from kafkito.protocol.primitives import compact_string, uvarint
 
 API_KEY = 8
 VERSIONS = (2, 9)
 
 DEFAULT_RETENTION_TIME = -1
+CHUNK = 5_000  # partitions handled between yields to the loop, for requests larger than that
+
+_INT16 = struct.Struct(">h")
+_INT32 = struct.Struct(">i")
+_PARTITION = struct.Struct(">ih")  # partition_index, error_code
+_PARTITION_FLEXIBLE = struct.Struct(">ihB")  # ... and an empty tagged-field section
 
 
 class OffsetCommitPartition(Protocol):
@@ -44,59 +53,124 @@ class OffsetCommitRequestBody(Protocol):
     topics: Sequence[OffsetCommitTopic]
 
 
-def handle(ctx: RequestContext, request: OffsetCommitRequestBody) -> Any:
-    version = ctx.version
-    coordinator = ctx.groups
-    now = coordinator.clock.now_ms()
-    retention = request.retention_time_ms if version <= 4 else DEFAULT_RETENTION_TIME
-    expire = None if retention == DEFAULT_RETENTION_TIME else now + retention
-    order: list[tuple[str, list[int]]] = []
-    rejected: dict[TopicPartition, ErrorCode] = {}
-    offsets: dict[TopicPartition, OffsetAndMetadata] = {}
-    topics = ctx.topics
-    for topic in request.topics:
-        name = topic.name
-        info = topics.get(name)
-        indexes = []
-        for p in topic.partitions:
-            tp = TopicPartition(name, p.partition_index)
-            indexes.append(p.partition_index)
-            if info is None or not 0 <= p.partition_index < info.partitions:
-                rejected[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-                continue
-            offsets[tp] = OffsetAndMetadata(
-                p.committed_offset,
-                p.committed_metadata or "",  # null metadata is stored as ""
-                p.committed_leader_epoch if version >= 6 else -1,
-                now,
-                expire,
-            )
-        order.append((name, indexes))
+def handle(ctx: RequestContext, request: OffsetCommitRequestBody) -> bytes | Awaitable[bytes]:
+    commit = _Commit(ctx, request)
+    if sum(len(t.partitions) for t in request.topics) <= CHUNK:
+        for _ in commit.read():
+            pass
+        return commit.write()
+    return commit.in_chunks()
 
-    def build(errors: dict[TopicPartition, ErrorCode]) -> Any:
-        merged = {**errors, **rejected}
-        return ctx.response(
-            throttle_time_ms=0,
-            topics=[
-                dict(
-                    name=name,
-                    partitions=[
-                        dict(partition_index=i, error_code=merged[TopicPartition(name, i)]) for i in indexes
-                    ],
-                )
-                for name, indexes in order
-            ],
+
+class _Commit:
+    """One OffsetCommit: the partitions read, those refused at once, and the response encoded by hand
+    (kafka-python's response objects cost seconds for 100,000 partitions). Reading and encoding pause
+    every CHUNK partitions, so that a huge request can let other connections run in between."""
+
+    __slots__ = ("ctx", "expire", "now", "offsets", "order", "rejected", "request", "version")
+
+    def __init__(self, ctx: RequestContext, request: OffsetCommitRequestBody) -> None:
+        self.ctx = ctx
+        self.request = request
+        self.version = ctx.version
+        self.now = ctx.groups.clock.now_ms()
+        retention = request.retention_time_ms if self.version <= 4 else DEFAULT_RETENTION_TIME
+        self.expire = None if retention == DEFAULT_RETENTION_TIME else self.now + retention
+        self.order: list[tuple[str, list[int]]] = []
+        self.rejected: dict[TopicPartition, ErrorCode] = {}
+        self.offsets: dict[TopicPartition, OffsetAndMetadata] = {}
+
+    def read(self) -> Iterator[None]:
+        """Take in the request's partitions; pauses (yields) every CHUNK of them."""
+        version, now, expire = self.version, self.now, self.expire
+        offsets, rejected = self.offsets, self.rejected
+        topics = self.ctx.topics
+        count = 0
+        for topic in self.request.topics:
+            name = topic.name
+            info = topics.get(name)
+            indexes: list[int] = []
+            for p in topic.partitions:
+                tp = TopicPartition(name, p.partition_index)
+                indexes.append(p.partition_index)
+                if info is None or not 0 <= p.partition_index < info.partitions:
+                    rejected[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                else:
+                    offsets[tp] = OffsetAndMetadata(
+                        p.committed_offset,
+                        p.committed_metadata or "",  # null metadata is stored as ""
+                        p.committed_leader_epoch if version >= 6 else -1,
+                        now,
+                        expire,
+                    )
+                count += 1
+                if count % CHUNK == 0:
+                    yield
+            self.order.append((name, indexes))
+
+    def write(self) -> bytes | Awaitable[bytes]:
+        """Hand the valid offsets to the coordinator; the response once they are written."""
+        if not self.offsets:
+            return self.encode({})
+        parked: Parked[dict[TopicPartition, ErrorCode]] = Parked(self.encode)
+        self.ctx.groups.commit_offsets(self._coordinator_request(), parked.callback)
+        response: bytes | Awaitable[bytes] = parked.response()
+        return response
+
+    def _coordinator_request(self) -> OffsetCommitRequest:
+        request = self.request
+        return OffsetCommitRequest(
+            request.group_id,
+            request.member_id,
+            request.group_instance_id if self.version >= 7 else None,
+            request.generation_id_or_member_epoch,
+            self.offsets,
         )
 
-    if not offsets:
-        return build({})
-    parked: Parked[dict[TopicPartition, ErrorCode]] = Parked(build)
-    commit = OffsetCommitRequest(
-        request.group_id,
-        request.member_id,
-        request.group_instance_id if version >= 7 else None,
-        request.generation_id_or_member_epoch,
-        offsets,
-    )
-    coordinator.commit_offsets(commit, parked.callback)
-    return parked.response()
+    async def in_chunks(self) -> bytes:
+        """The same as `read` + `write` + `encode`, yielding to the loop between chunks."""
+        for _ in self.read():
+            await asyncio.sleep(0)
+        errors: dict[TopicPartition, ErrorCode] = {}
+        if self.offsets:
+            parked: Parked[dict[TopicPartition, ErrorCode]] = Parked(lambda e: e)
+            self.ctx.groups.commit_offsets(self._coordinator_request(), parked.callback)
+            answer = parked.response()
+            errors = await answer if isinstance(answer, Awaitable) else answer
+        pieces: list[bytes] = []
+        for _ in self._encode(errors, pieces):
+            await asyncio.sleep(0)
+        return b"".join(pieces)
+
+    def encode(self, errors: dict[TopicPartition, ErrorCode]) -> bytes:
+        pieces: list[bytes] = []
+        for _ in self._encode(errors, pieces):
+            pass
+        return b"".join(pieces)
+
+    def _encode(self, errors: dict[TopicPartition, ErrorCode], out: list[bytes]) -> Iterator[None]:
+        """The response body (throttle time v3+, topics; flexible from v8) into `out`; pauses every CHUNK."""
+        merged = {**errors, **self.rejected}
+        flexible = self.version >= 8
+        if self.version >= 3:
+            out.append(_INT32.pack(0))
+        out.append(uvarint(len(self.order) + 1) if flexible else _INT32.pack(len(self.order)))
+        count = 0
+        for name, indexes in self.order:
+            out.append(compact_string(name) if flexible else _string(name))
+            out.append(uvarint(len(indexes) + 1) if flexible else _INT32.pack(len(indexes)))
+            for i in indexes:
+                error = merged[TopicPartition(name, i)]
+                out.append(_PARTITION_FLEXIBLE.pack(i, error, 0) if flexible else _PARTITION.pack(i, error))
+                count += 1
+                if count % CHUNK == 0:
+                    yield
+            if flexible:
+                out.append(b"\x00")  # the topic's tagged fields
+        if flexible:
+            out.append(b"\x00")  # the response's tagged fields
+
+
+def _string(text: str) -> bytes:
+    raw = text.encode()
+    return _INT16.pack(len(raw)) + raw

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import select
 import time
 from typing import Any
 
 import pytest
 
+from kafkito.broker.handlers import offset_commit
 from kafkito.broker.offsets import OFFSETS_TOPIC
 from kafkito.broker.offsets.records import OffsetKey, OffsetValue
 from kafkito.protocol.errors import ErrorCode
@@ -172,6 +174,80 @@ def test_commit_errors_per_partition_and_per_group(topics: ThreadBroker) -> None
         # Null metadata is stored as "".
         commit(client, 9, "g", {("t", 2): 5}, metadata=None)
         assert fetch(client, 9, "g", [("t", 2)])[1] == {("t", 2): (5, 4, "", 0)}
+
+
+@pytest.mark.parametrize("version", range(2, 10))
+def test_commit_response_lists_every_partition_in_request_order(topics: ThreadBroker, version: int) -> None:
+    """The hand-encoded response, read back by kafka-python: each topic and partition as asked, in order,
+    duplicates included; the same past CHUNK partitions, where the request is handled in chunks."""
+    with WireClient(topics.bootstrap) as client:
+        for unknown in (2, offset_commit.CHUNK + 1):
+            asked = [("u", 0), ("nope", 7), ("t", 2), ("t", 9), ("t", 2)] + [
+                ("big", i) for i in range(unknown)
+            ]
+            by_topic: dict[str, list[dict[str, Any]]] = {}
+            for t, p in asked:
+                by_topic.setdefault(t, []).append(
+                    dict(
+                        partition_index=p,
+                        committed_offset=1,
+                        committed_leader_epoch=-1,
+                        committed_metadata="",
+                    )
+                )
+            response = client.request(
+                COMMIT,
+                version,
+                group_id=f"order-{version}",
+                generation_id_or_member_epoch=-1,
+                member_id="",
+                group_instance_id=None,
+                retention_time_ms=-1,
+                topics=[dict(name=t, partitions=ps) for t, ps in by_topic.items()],
+            )
+            got = [(t.name, p.partition_index, p.error_code) for t in response.topics for p in t.partitions]
+            unknown_tp = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            expected = [
+                (t, p, unknown_tp if t in ("nope", "big") or (t, p) == ("t", 9) else ErrorCode.NONE)
+                for t, ps in by_topic.items()
+                for p in (q["partition_index"] for q in ps)
+            ]
+            assert got == expected
+            if version >= 3:
+                assert response.throttle_time_ms == 0
+
+
+def test_a_huge_commit_lets_other_connections_be_served_meanwhile(topics: ThreadBroker) -> None:
+    """Issue 12, defect 7: a commit of 50,000 topics is handled in chunks; another client's request sent
+    after it is answered before it (the decoding of the huge request itself still holds the loop)."""
+    huge = [
+        dict(
+            name=f"topic-{i}",
+            partitions=[
+                dict(partition_index=0, committed_offset=1, committed_leader_epoch=-1, committed_metadata="")
+            ],
+        )
+        for i in range(50_000)
+    ]
+    with WireClient(topics.bootstrap, timeout=60) as big, WireClient(topics.bootstrap) as other:
+        big.send(
+            COMMIT,
+            9,
+            group_id="huge",
+            generation_id_or_member_epoch=-1,
+            member_id="",
+            group_instance_id=None,
+            retention_time_ms=-1,
+            topics=huge,
+        )
+        other.request(METADATA, 1, topics=[])
+        ready, _, _ = select.select([big.sock], [], [], 0)
+        assert not ready, "the huge commit was answered before the small request"
+        response = big.recv(COMMIT, 9)
+        assert {p.error_code for t in response.topics for p in t.partitions} == {
+            ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        }
+        assert len(response.topics) == 50_000
 
 
 def test_commit_from_a_group_member_and_rebalance_in_progress(topics: ThreadBroker) -> None:
