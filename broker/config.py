@@ -88,20 +88,8 @@ class Config:
     explicit: builtins.set[str] = field(default_factory=builtins.set)  # (`set` is a method here)
 
     @property
-    def advertised(self) -> tuple[str, int]:
-        return (self.advertised_host or self.host, self.advertised_port or self.port)
-
-    @property
     def data_dir(self) -> Path:
         return Path(self.log_dirs.split(",")[0])
-
-    @property
-    def retention_ms(self) -> int:
-        if self.log_retention_ms is not None:
-            return self.log_retention_ms
-        if self.log_retention_minutes is not None:
-            return self.log_retention_minutes * 60_000
-        return self.log_retention_hours * 3_600_000
 
     @property
     def offsets_retention_ms(self) -> int:
