@@ -295,17 +295,26 @@ class MetadataLog:
             self._synced = max(self._synced, target)
 
     def maybe_compact(self) -> bool:
-        """Write a checkpoint and start an empty log when the log has outgrown the last checkpoint."""
+        """Write a checkpoint and start an empty log when the log has outgrown the last checkpoint.
+
+        Until the new log is open the old one stays the one appended to, and a checkpoint that has no
+        log after it is removed again: a restart must never prefer it to the batches appended since.
+        """
         if self._size < max(self.compact_bytes, self._checkpoint_size):
             return False
         end = self._base + self._batches
-        self._checkpoint_size = self._write_checkpoint(self.image.by_id.values(), end)
-        old_base = self._base
+        size = self._write_checkpoint(self.image.by_id.values(), end)
+        try:
+            fd = os.open(self._path(end, LOG_SUFFIX), os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+        except OSError:
+            self._path(end, CHECKPOINT_SUFFIX).unlink(missing_ok=True)
+            raise
         with self._lock:
-            os.close(self._fd)
-            self._fd = -1
-            self._open_log(end)
-            self._synced = self._written
+            old_fd, old_base, self._fd = self._fd, self._base, fd
+            self._base, self._batches, self._size = end, 0, 0
+            self._synced = self._written  # the checkpoint holds everything, fsynced
+        self._checkpoint_size = size
+        os.close(old_fd)
         self._path(old_base, LOG_SUFFIX).unlink(missing_ok=True)
         for stale in self._files(CHECKPOINT_SUFFIX):
             if stale != end:
