@@ -58,24 +58,13 @@ class OffsetManager:
 
     def commit(self, request: OffsetCommitRequest, callback: CommitCallback) -> None:
         """Validate the member and generation, then write the commits; answer once written."""
-        rt = self.rt
-        offsets = request.offsets
-        error = rt.validate_group_status(request.group_id, allow_empty_id=True)
-        group = None if error is not None else rt.groups.get(request.group_id)  # type: ignore[arg-type]
-        if error is None and group is None:
-            if request.generation_id >= 0:
-                # A member of a generation this coordinator never saw: reject.
-                error = ErrorCode.ILLEGAL_GENERATION
-            else:
-                # Not using Kafka for membership (simple consumer or admin client): allow the commit.
-                group = rt.get_or_create_group(request.group_id)  # type: ignore[arg-type]
-        if error is None and group is not None:
-            error = self._validate(group, request)
-        if error is not None or group is None:
-            rt.outbox.send(callback, dict.fromkeys(offsets, error or ErrorCode.UNKNOWN_SERVER_ERROR))
+        send = self.rt.outbox.send
+        group = self._find(request)
+        if isinstance(group, ErrorCode):
+            send(callback, dict.fromkeys(request.offsets, group))
             return
         if group.is_(GroupState.COMPLETING_REBALANCE):
-            rt.outbox.send(callback, dict.fromkeys(offsets, ErrorCode.REBALANCE_IN_PROGRESS))
+            send(callback, dict.fromkeys(request.offsets, ErrorCode.REBALANCE_IN_PROGRESS))
             return
         if group.state in (GroupState.STABLE, GroupState.PREPARING_REBALANCE):
             # Allowed while preparing: the heartbeat response tells the member about the rebalance.
@@ -83,6 +72,24 @@ class OffsetManager:
         elif not group.is_(GroupState.EMPTY):
             raise IllegalGroupStateError(f"OffsetCommit reached group {group.group_id} in {group.state}")
         self._write_commits(group, request, callback)
+
+    def _find(self, request: OffsetCommitRequest) -> ClassicGroup | ErrorCode:
+        """The group to commit to (created for a commit from outside any group), or the error."""
+        rt = self.rt
+        error = rt.validate_group_status(request.group_id, allow_empty_id=True)
+        if error is not None:
+            return error
+        group_id = request.group_id
+        assert group_id is not None
+        group = rt.groups.get(group_id)
+        if group is None:
+            if request.generation_id >= 0:
+                # A member of a generation this coordinator never saw: reject.
+                return ErrorCode.ILLEGAL_GENERATION
+            # Not using Kafka for membership (simple consumer or admin client): allow the commit.
+            group = rt.get_or_create_group(group_id)
+        error = self._validate(group, request)
+        return group if error is None else error
 
     def _validate(self, group: ClassicGroup, request: OffsetCommitRequest) -> ErrorCode | None:
         if group.is_(GroupState.DEAD):

@@ -37,15 +37,9 @@ class Sync:
 
     def sync_group(self, request: SyncGroupRequest, callback: SyncCallback) -> None:
         send = self.rt.outbox.send
-        error = self.rt.validate_group_status(request.group_id, allow_empty_id=False)
-        if error is ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
-            # The rebalance state is lost while loading; older clients do not expect error 14 here.
-            error = ErrorCode.REBALANCE_IN_PROGRESS
-        group = None if error is not None else self.rt.groups.get(request.group_id)  # type: ignore[arg-type]
-        if error is None:
-            error = ErrorCode.UNKNOWN_MEMBER_ID if group is None else self._validate(group, request)
-        if error is not None or group is None:
-            send(callback, SyncGroupResult(error or ErrorCode.UNKNOWN_MEMBER_ID))
+        group = self._find(request)
+        if isinstance(group, ErrorCode):
+            send(callback, SyncGroupResult(group))
             return
         member_id = request.member_id
         state = group.state
@@ -71,6 +65,20 @@ class Sync:
             self.liveness.complete_and_schedule_next_heartbeat(group, member)
         else:
             raise IllegalGroupStateError(f"SyncGroup reached group {group.group_id} in {state}")
+
+    def _find(self, request: SyncGroupRequest) -> ClassicGroup | ErrorCode:
+        """The group to sync with, or the error to answer (no group at all: UNKNOWN_MEMBER_ID)."""
+        error = self.rt.validate_group_status(request.group_id, allow_empty_id=False)
+        if error is ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+            # The rebalance state is lost while loading; older clients do not expect error 14 here.
+            return ErrorCode.REBALANCE_IN_PROGRESS
+        if error is not None:
+            return error
+        group = self.rt.groups.get(request.group_id)  # type: ignore[arg-type]
+        if group is None:
+            return ErrorCode.UNKNOWN_MEMBER_ID
+        error = self._validate(group, request)
+        return group if error is None else error
 
     @staticmethod
     def _validate(group: ClassicGroup, request: SyncGroupRequest) -> ErrorCode | None:
