@@ -192,6 +192,7 @@ class MetadataLog:
         self._batches = 0  # batches in the open log
         self._size = 0  # bytes of whole batches in the open log: the next append goes there
         self._checkpoint_size = 0
+        self._retry_at = 0  # log size from which a compaction that failed is tried again
         self._written = 0  # appends made / made durable (sync compares them)
         self._synced = 0
 
@@ -300,8 +301,10 @@ class MetadataLog:
         Until the new log is open the old one stays the one appended to, and a checkpoint that has no
         log after it is removed again: a restart must never prefer it to the batches appended since.
         """
-        if self._size < max(self.compact_bytes, self._checkpoint_size):
+        threshold = max(self.compact_bytes, self._checkpoint_size)
+        if self._size < max(threshold, self._retry_at):
             return False
+        self._retry_at = self._size + threshold  # if this attempt fails: not again at every change
         end = self._base + self._batches
         size = self._write_checkpoint(self.image.by_id.values(), end)
         try:
@@ -313,7 +316,7 @@ class MetadataLog:
             old_fd, old_base, self._fd = self._fd, self._base, fd
             self._base, self._batches, self._size = end, 0, 0
             self._synced = self._written  # the checkpoint holds everything, fsynced
-        self._checkpoint_size = size
+        self._checkpoint_size, self._retry_at = size, 0
         os.close(old_fd)
         self._path(old_base, LOG_SUFFIX).unlink(missing_ok=True)
         for stale in self._files(CHECKPOINT_SUFFIX):

@@ -132,6 +132,28 @@ def test_compaction_keeps_the_state_in_one_checkpoint_and_one_log(tmp_path: Path
     assert not list(tmp_path.glob("*.tmp"))
 
 
+def test_a_compaction_that_fails_keeps_the_log_and_is_not_retried_at_every_change(tmp_path: Path) -> None:
+    log = MetadataLog(tmp_path, compact_bytes=2_000)
+    log.load()
+    blockers = [tmp_path / f"metadata-{end:020d}.checkpoint.tmp" for end in range(1, 200)]
+    for blocker in blockers:  # the checkpoint cannot be written
+        blocker.mkdir()
+    failures = 0
+    for i in range(100):
+        log.append(topic_records(_topic(f"t{i}")))
+        try:
+            log.maybe_compact()
+        except OSError:
+            failures += 1
+    assert 1 <= failures <= 15  # every ~compact_bytes of growth, not at each of the 100 changes
+    for blocker in blockers:
+        blocker.rmdir()
+    expected = dict(log.image.by_name)
+    log.close()
+    assert len(expected) == 100 and _reload(tmp_path) == expected
+    assert not list(tmp_path.glob("metadata-*.checkpoint"))
+
+
 def _bytes_written() -> int:
     for line in Path("/proc/self/io").read_text().splitlines():
         if line.startswith("wchar:"):
