@@ -7,7 +7,7 @@ import gc
 import sys
 from collections.abc import Sequence
 
-from kafkito.broker.config import Config, ConfigError
+from kafkito.broker.config import Config, ConfigError, default
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -15,9 +15,9 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the broker")
     serve.add_argument("--config", metavar="FILE", help="a server.properties file")
-    serve.add_argument("--host", help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="port to bind (default 9092; 0 picks a free one)")
-    serve.add_argument("--data-dir", help="where logs and offsets live (log.dirs, default ./data)")
+    serve.add_argument("--host", help=f"address to bind (default {default('host')})")
+    serve.add_argument("--port", type=int, help=f"port to bind (default {default('port')}; 0: a free one)")
+    serve.add_argument("--data-dir", help=f"logs and offsets (log.dirs, default {default('log.dirs')})")
     serve.add_argument("--advertised-host", help="host clients are told to connect to")
     serve.add_argument("--advertised-port", type=int, help="port clients are told to connect to")
     serve.add_argument(
@@ -29,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     offsets_sub = offsets.add_subparsers(dest="offsets_command", required=True)
     dump = offsets_sub.add_parser("dump", help="decode every record, one JSON line each")
     dump.add_argument("--group", help="only this group's records (and only its partition is read)")
-    dump.add_argument("--data-dir", default="./data", help="the broker's log.dirs (default ./data)")
+    dump.add_argument("--data-dir", default=default("log.dirs"), help="log.dirs (default %(default)s)")
     return parser
 
 
