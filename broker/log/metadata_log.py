@@ -201,7 +201,8 @@ class MetadataLog:
     def load(self) -> MetadataImage:
         """Replay the newest checkpoint and its log (migrating a `topics.json`); the topics they give."""
         for stray in self.data_dir.glob(f"{FILE_PREFIX}*.tmp"):  # a checkpoint a crash interrupted
-            stray.unlink()
+            if stray.is_file():
+                stray.unlink()
         checkpoints = self._files(CHECKPOINT_SUFFIX)
         if not checkpoints and (self.data_dir / LEGACY_FILE).exists():
             checkpoints = [self._migrate()]
