@@ -71,24 +71,34 @@ def read_latest(plog: PartitionLog, budget: int) -> Generator[None, None, dict[b
                 continue
             position = header.next_offset
             advanced = True
-            if header.is_control:
-                txn = pending.pop(header.producer_id, None)
-                if txn is not None and _is_commit(batch, header):
-                    latest.update(txn)
-                continue
-            target = latest
-            if header.is_transactional:
-                target = pending.setdefault(header.producer_id, {})
-            for key, value in key_values(batch, header):
-                if key is not None:
-                    target[key] = value
-            since_yield += header.record_count
+            since_yield += _take(header, batch, latest, pending)
             if since_yield >= budget:
                 since_yield = 0
                 yield
         if not advanced:
             break
     return latest
+
+
+def _take(
+    header: BatchHeader,
+    batch: bytes,
+    latest: dict[bytes, bytes | None],
+    pending: dict[int, dict[bytes, bytes | None]],
+) -> int:
+    """Apply one batch to the last-value map (a transaction's records wait for its COMMIT marker)."""
+    if header.is_control:
+        txn = pending.pop(header.producer_id, None)
+        if txn is not None and _is_commit(batch, header):
+            latest.update(txn)
+        return 0
+    target = latest
+    if header.is_transactional:
+        target = pending.setdefault(header.producer_id, {})
+    for key, value in key_values(batch, header):
+        if key is not None:
+            target[key] = value
+    return header.record_count
 
 
 def _is_commit(batch: bytes, header: BatchHeader) -> bool:

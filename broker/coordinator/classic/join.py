@@ -161,28 +161,34 @@ class Join:
             self._send(callback, JoinGroupResult(member_id, error))
             return
         member = group.get(member_id)
+        outcome = self._rejoin(group, member, request)
+        if isinstance(outcome, JoinGroupResult):
+            self._send(callback, outcome)
+        else:
+            self._update_member_and_rebalance(group, member, request, callback, outcome)
+
+    def _rejoin(
+        self, group: ClassicGroup, member: Member, request: JoinGroupRequest
+    ) -> str | JoinGroupResult:
+        """Why a current member's JoinGroup rebalances the group, or the answer it gets at once."""
+        member_id = member.member_id
         reason = request.reason or "not provided"
         state = group.state
         if state is GroupState.PREPARING_REBALANCE:
-            why = f"member {member_id} joining during PreparingRebalance; reason: {reason}"
-        elif state is GroupState.COMPLETING_REBALANCE and member.matches(request.protocols):
-            # Probably a retry after a lost JoinGroup response: answer with the current generation.
-            self._send(callback, self.rebalance.join_result(group, member_id))
-            return
-        elif state is GroupState.COMPLETING_REBALANCE:
-            why = f"member {member_id} changed metadata during CompletingRebalance; reason: {reason}"
-        elif state is GroupState.STABLE and group.is_leader(member_id):
-            # Lets the leader trigger a rebalance for changes outside member metadata (new partitions).
-            why = f"leader {member_id} rejoining during Stable; reason: {reason}"
-        elif state is GroupState.STABLE and not member.matches(request.protocols):
-            why = f"member {member_id} changed metadata during Stable; reason: {reason}"
-        elif state is GroupState.STABLE:
-            self._send(callback, self.rebalance.join_result(group, member_id, with_members=False))
-            return
-        else:
-            self._send(callback, JoinGroupResult(member_id, ErrorCode.UNKNOWN_MEMBER_ID))
-            return
-        self._update_member_and_rebalance(group, member, request, callback, why)
+            return f"member {member_id} joining during PreparingRebalance; reason: {reason}"
+        if state is GroupState.COMPLETING_REBALANCE:
+            if member.matches(request.protocols):
+                # Probably a retry after a lost JoinGroup response: answer with the current generation.
+                return self.rebalance.join_result(group, member_id)
+            return f"member {member_id} changed metadata during CompletingRebalance; reason: {reason}"
+        if state is GroupState.STABLE:
+            if group.is_leader(member_id):
+                # Lets the leader trigger a rebalance for changes outside member metadata (new partitions).
+                return f"leader {member_id} rejoining during Stable; reason: {reason}"
+            if not member.matches(request.protocols):
+                return f"member {member_id} changed metadata during Stable; reason: {reason}"
+            return self.rebalance.join_result(group, member_id, with_members=False)
+        return JoinGroupResult(member_id, ErrorCode.UNKNOWN_MEMBER_ID)
 
     def _add_member_and_rebalance(
         self, group: ClassicGroup, request: JoinGroupRequest, callback: JoinCallback, member_id: str
