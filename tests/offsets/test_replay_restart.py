@@ -24,6 +24,7 @@ is compared is what the records hold, which is everything a client can observe a
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -276,38 +277,44 @@ actions = st.one_of(
 histories = st.lists(st.lists(actions, min_size=1, max_size=10), max_size=5)
 
 
+def _commit_simple(world: World, partition: int, offset: int) -> None:
+    world.o.h.commit(SIMPLE, {TopicPartition("s", partition): OffsetAndMetadata(offset)})
+
+
+def _expire_offsets(world: World, ms: int) -> None:
+    world.advance(ms)
+    world.o.manager.expire()
+
+
+def _change_protocols(world: World, c: Client) -> None:
+    c.protocols = (c.protocols + 1) % len(PROTOCOLS)
+    c.needs_join = True
+
+
+WORLD_ACTIONS: dict[str, Callable[..., None]] = {
+    "commit_simple": _commit_simple,
+    "advance": World.advance,
+    "expire_offsets": _expire_offsets,
+    "delete": lambda world, group: world.o.coordinator.delete_groups([group]),
+}
+CLIENT_ACTIONS: dict[str, Callable[..., None]] = {
+    "join": World.join,
+    "change_protocols": _change_protocols,
+    "sync": World.sync,
+    "heartbeat": World.heartbeat,
+    "behave": World.behave,
+    "leave": World.leave,
+    "restart_static": lambda world, c: c.forget(),
+    "commit": World.commit,
+}
+
+
 def run(world: World, action: tuple[Any, ...]) -> None:
     kind, *args = action
-    o = world.o
-    if kind == "commit_simple":
-        partition, offset = args
-        o.h.commit(SIMPLE, {TopicPartition("s", partition): OffsetAndMetadata(offset)})
-    elif kind == "advance":
-        world.advance(args[0])
-    elif kind == "expire_offsets":
-        world.advance(args[0])
-        o.manager.expire()
-    elif kind == "delete":
-        o.coordinator.delete_groups([args[0]])
+    if kind in WORLD_ACTIONS:
+        WORLD_ACTIONS[kind](world, *args)
     else:
-        c = world.clients[args[0]]
-        if kind == "join":
-            world.join(c)
-        elif kind == "change_protocols":
-            c.protocols = (c.protocols + 1) % len(PROTOCOLS)
-            c.needs_join = True
-        elif kind == "sync":
-            world.sync(c)
-        elif kind == "heartbeat":
-            world.heartbeat(c)
-        elif kind == "behave":
-            world.behave(c)
-        elif kind == "leave":
-            world.leave(c)
-        elif kind == "restart_static":
-            c.forget()
-        else:
-            world.commit(c, args[1], args[2])
+        CLIENT_ACTIONS[kind](world, world.clients[args[0]], *args[1:])
     for c in world.clients:
         world.collect(c)
 
