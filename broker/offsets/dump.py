@@ -13,6 +13,7 @@ from kafkito.broker.coordinator.classic.subscription import subscribed_topics
 from kafkito.broker.log.batch import HEADER_SIZE, parse_header
 from kafkito.broker.log.metadata_log import read_topics
 from kafkito.broker.offsets.batches import batch_records
+from kafkito.broker.offsets.log_sink import OFFSETS_TOPIC
 from kafkito.broker.offsets.partitioner import partition_for
 from kafkito.broker.offsets.records import (
     GroupKey,
@@ -22,7 +23,6 @@ from kafkito.broker.offsets.records import (
     decode_key,
     decode_offset_value,
 )
-from kafkito.broker.offsets.log_sink import OFFSETS_TOPIC
 
 _PARTITION_DIR = re.compile(rf"^{OFFSETS_TOPIC}-(\d+)$")
 _READ = 1 << 20
