@@ -1,4 +1,4 @@
-"""Plain records going in and out of the coordinator: request parts, results, summaries."""
+"""What the coordinator answers: typed results and the values they carry (offsets, summaries, overviews)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`__consumer_offsets` for the broker: the topic, the store the coordinator uses, reload, expiry."""
+"""`__consumer_offsets` for the broker: the topic, the coordinator's record sink, reload, expiry."""
 
 from __future__ import annotations
 

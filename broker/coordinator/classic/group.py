@@ -1,4 +1,4 @@
-"""One classic group's metadata: state, generation, members, protocol, leader and offset cache."""
+"""One classic group: state, generation, members, protocols, leader, and its committed offsets."""
 
 from __future__ import annotations
 
