@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from kafkito.broker.coordinator.classic.group import ClassicGroup
-from kafkito.broker.coordinator.classic.state import GroupState, IllegalGroupStateError
+from kafkito.broker.coordinator.classic.state import GroupState
 from kafkito.broker.coordinator.errors import offset_write_error
 from kafkito.broker.coordinator.records import (
     CoordinatorRecord,
@@ -27,7 +27,6 @@ from kafkito.broker.coordinator.records import (
 from kafkito.broker.coordinator.requests import OffsetCommitRequest
 from kafkito.broker.coordinator.results import (
     NO_OFFSET,
-    UNKNOWN_MEMBER_ID,
     CommitCallback,
     OffsetAndMetadata,
     PartitionOffset,
@@ -63,14 +62,10 @@ class OffsetManager:
         if isinstance(group, ErrorCode):
             send(callback, dict.fromkeys(request.offsets, group))
             return
-        if group.is_(GroupState.COMPLETING_REBALANCE):
-            send(callback, dict.fromkeys(request.offsets, ErrorCode.REBALANCE_IN_PROGRESS))
-            return
-        if group.state in (GroupState.STABLE, GroupState.PREPARING_REBALANCE):
-            # Allowed while preparing: the heartbeat response tells the member about the rebalance.
-            self.liveness.complete_and_schedule_next_heartbeat(group, group.get(request.member_id))
-        elif not group.is_(GroupState.EMPTY):
-            raise IllegalGroupStateError(f"OffsetCommit reached group {group.group_id} in {group.state}")
+        member = group.find(request.member_id)
+        if member is not None:
+            # A commit is a sign of life: the member's session starts again.
+            self.liveness.complete_and_schedule_next_heartbeat(group, member)
         self._write_commits(group, request, callback)
 
     def _find(self, request: OffsetCommitRequest) -> ClassicGroup | ErrorCode:
@@ -88,27 +83,10 @@ class OffsetManager:
                 return ErrorCode.ILLEGAL_GENERATION
             # Not using Kafka for membership (simple consumer or admin client): allow the commit.
             group = rt.get_or_create_group(group_id)
-        error = self._validate(group, request)
+        error = group.validate_offset_commit(
+            request.member_id, request.group_instance_id, request.generation_id
+        )
         return group if error is None else error
-
-    def _validate(self, group: ClassicGroup, request: OffsetCommitRequest) -> ErrorCode | None:
-        if group.is_(GroupState.DEAD):
-            return ErrorCode.COORDINATOR_NOT_AVAILABLE
-        member_id = request.member_id
-        if (
-            request.generation_id >= 0
-            or member_id != UNKNOWN_MEMBER_ID
-            or request.group_instance_id is not None
-        ):
-            error = group.validate_member(member_id, request.group_instance_id)
-            if error is not None:
-                return error
-            if request.generation_id != group.generation_id:
-                return ErrorCode.ILLEGAL_GENERATION
-            return None
-        if not group.is_(GroupState.EMPTY):
-            return ErrorCode.UNKNOWN_MEMBER_ID  # only members commit to a non-empty group
-        return None
 
     def _metadata_fits(self, offset: OffsetAndMetadata) -> bool:
         # Kafka compares String.length() (UTF-16 units); len() differs only for characters beyond the BMP.

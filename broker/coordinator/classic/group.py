@@ -11,6 +11,7 @@ from kafkito.broker.coordinator.classic.member import Member
 from kafkito.broker.coordinator.classic.state import VALID_PREVIOUS, GroupState, IllegalGroupStateError
 from kafkito.broker.coordinator.classic.subscription import subscribed_topics
 from kafkito.broker.coordinator.results import (
+    UNKNOWN_MEMBER_ID,
     JoinCallback,
     JoinGroupMember,
     OffsetAndMetadata,
@@ -138,6 +139,28 @@ class ClassicGroup:
                 return ErrorCode.FENCED_INSTANCE_ID
         if member_id not in self._members:
             return ErrorCode.UNKNOWN_MEMBER_ID
+        return None
+
+    def validate_offset_commit(
+        self, member_id: str, group_instance_id: str | None, generation_id: int
+    ) -> ErrorCode | None:
+        """Kafka's validateOffsetCommit: who may commit to this group now (None: allowed).
+
+        A member commits with its id and generation, in Stable and PreparingRebalance (its heartbeat
+        then tells it about the rebalance), not while the assignment is being completed. Anyone else
+        (generation -1, no member id: simple consumers, admin clients) commits to an Empty group only.
+        """
+        if self.state is GroupState.DEAD:
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        if generation_id >= 0 or member_id != UNKNOWN_MEMBER_ID or group_instance_id is not None:
+            error = self.validate_member(member_id, group_instance_id)
+            if error is None and generation_id != self.generation_id:
+                error = ErrorCode.ILLEGAL_GENERATION
+            if error is None and self.state is GroupState.COMPLETING_REBALANCE:
+                error = ErrorCode.REBALANCE_IN_PROGRESS
+            return error
+        if self.state is not GroupState.EMPTY:
+            return ErrorCode.UNKNOWN_MEMBER_ID  # only members commit to a non-empty group
         return None
 
     def is_leader(self, member_id: str) -> bool:
