@@ -144,7 +144,7 @@ def run_once(cmd_for_port: Command, count: int, partitions: int) -> Result:
     return Result(mib / produced, mib / consumed, (cpu1 - cpu0) / gib, (cpu2 - cpu1) / gib)
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -154,8 +154,11 @@ def main() -> None:
     parser.add_argument("--profile", metavar="FILE", help="run kafkito under cProfile, stats to FILE")
     parser.add_argument("--only", choices=["kafkito", "tansu"], help="measure one broker only")
     parser.add_argument("--baseline", metavar="DIR", help="also measure the kafkito of DIR/.venv")
-    args = parser.parse_args()
-    count = args.mb * (1 << 20) // RECORD
+    return parser.parse_args()
+
+
+def _brokers(args: argparse.Namespace) -> list[tuple[str, Command]]:
+    """The brokers to measure, by name: this kafkito, the baseline's, Tansu."""
 
     def kafkito_cmd(port: int, data: str) -> list[str]:
         serve = ["serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data]
@@ -182,7 +185,17 @@ def main() -> None:
         if args.baseline:
             brokers.append((f"kafkito serve ({args.baseline})", baseline_cmd))
     if args.only != "kafkito":
-        brokers.append(("tansu 0.6 (Rust, memory)", tansu_cmd))
+        brokers.append((TANSU, tansu_cmd))
+    return brokers
+
+
+TANSU = "tansu 0.6 (Rust, memory)"
+
+
+def main() -> None:
+    args = _arguments()
+    count = args.mb * (1 << 20) // RECORD
+    brokers = _brokers(args)
     results: dict[str, list[Result]] = {name: [] for name, _ in brokers}
     for run in range(args.runs):
         for name, cmd in brokers:  # interleaved, so both see the same machine noise
@@ -191,12 +204,15 @@ def main() -> None:
             print(f"run {run + 1}: {name}: produce {r.produce_mbs:.1f} MB/s ({r.produce_cpu:.2f} CPU s/GiB),"
                   f" consume {r.consume_mbs:.1f} MB/s ({r.consume_cpu:.2f} CPU s/GiB)",
                   file=sys.stderr)  # fmt: skip
+    _report(args, results)
 
+
+def _report(args: argparse.Namespace, results: dict[str, list[Result]]) -> None:
     medians = {
         name: [statistics.median(getattr(r, f) for r in rs) for f in Result.__dataclass_fields__]
         for name, rs in results.items()
     }
-    base = medians.get("tansu 0.6 (Rust, memory)")
+    base = medians.get(TANSU)
     print(f"{args.mb} MiB of 1 KiB records, {args.partitions} partition(s), median of {args.runs} runs")
     print("| broker | produce MB/s | consume MB/s | produce vs Tansu | consume vs Tansu "
           "| broker CPU s/GiB produce | broker CPU s/GiB consume |")  # fmt: skip

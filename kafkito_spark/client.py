@@ -141,31 +141,9 @@ class RangeReader:
             polled = consumer.consume(
                 min(CONSUME_BATCH, until - position), timeout=min(1.0, self._poll_timeout_s)
             )
-            batch: list[Message] = []
-            for msg in polled:
-                err = msg.error()
-                if err is None:
-                    offset = _offset(msg)
-                    if offset >= until:
-                        position = until
-                        break
-                    batch.append(msg)
-                    position = offset + 1
-                elif err.code() == KafkaError._PARTITION_EOF:
-                    # Everything below the high watermark has been delivered: a range end behind
-                    # a gap (transaction markers, compaction) is reached without another record.
-                    if _offset(msg) >= until:
-                        position = until
-                elif (
-                    err.code() == KafkaError._AUTO_OFFSET_RESET
-                    or err.code() == KafkaError.OFFSET_OUT_OF_RANGE
-                ):
-                    self._data_loss(
-                        f"offset {position} of {self.rng.topic}-{self.rng.partition} is out of range"
-                    )
-                    return
-                elif not err.retriable():
-                    raise KafkaException(err)
+            batch, position, lost = self._take(polled, position, until)
+            if lost:
+                return
             if batch:
                 deadline = time.monotonic() + self._poll_timeout_s
                 yield batch
@@ -174,6 +152,29 @@ class RangeReader:
                     f"no record of {self.rng.topic}-{self.rng.partition} at offset {position} within "
                     f"{self._poll_timeout_s:.0f} s (kafkaConsumer.pollTimeoutMs), reading up to {until}"
                 )
+
+    def _take(self, polled: list[Message], position: int, until: int) -> tuple[list[Message], int, bool]:
+        """One poll's records below `until`, the position after them, and whether data was lost."""
+        batch: list[Message] = []
+        for msg in polled:
+            err = msg.error()
+            if err is None:
+                offset = _offset(msg)
+                if offset >= until:
+                    return batch, until, False
+                batch.append(msg)
+                position = offset + 1
+            elif err.code() == KafkaError._PARTITION_EOF:
+                # Everything below the high watermark has been delivered: a range end behind
+                # a gap (transaction markers, compaction) is reached without another record.
+                if _offset(msg) >= until:
+                    position = until
+            elif err.code() in (KafkaError._AUTO_OFFSET_RESET, KafkaError.OFFSET_OUT_OF_RANGE):
+                self._data_loss(f"offset {position} of {self.rng.topic}-{self.rng.partition} is out of range")
+                return batch, position, True
+            elif not err.retriable():
+                raise KafkaException(err)
+        return batch, position, False
 
 
 def record_columns(messages: Iterable[Message], include_headers: bool) -> dict[str, list[Any]]:

@@ -62,17 +62,23 @@ def null_field(obj: Any, plan: _Plan) -> str | None:
                 continue
             return name
         if child is not None:
-            if isinstance(value, list):
-                for i, item in enumerate(value):
-                    path = null_field(item, child)
-                    if path is not None:
-                        return f"{name}[{i}].{path}"
-            else:  # a nested struct
-                path = null_field(value, child)
-                if path is not None:
-                    return f"{name}.{path}"
+            path = _null_in_child(name, value, child)
+            if path is not None:
+                return path
         elif items_checked:
             for i, item in enumerate(value):
                 if item is None:
                     return f"{name}[{i}]"
     return None
+
+
+def _null_in_child(name: str, value: Any, child: _Plan) -> str | None:
+    """`null_field` of a nested struct, or of each struct of an array."""
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            path = null_field(item, child)
+            if path is not None:
+                return f"{name}[{i}].{path}"
+        return None
+    path = null_field(value, child)
+    return None if path is None else f"{name}.{path}"

@@ -279,8 +279,10 @@ class Timer:
         fired = 0
         try:
             while True:
+                # The bucket is its own list's sentinel: typed as a task, compared by identity (no
+                # isinstance on the hot path).
                 task: TimerTask = bucket._next  # type: ignore[assignment]
-                if task is bucket:
+                if task is bucket:  # type: ignore[comparison-overlap]
                     return fired
                 nxt = task._next
                 bucket._next = nxt  # type: ignore[assignment]

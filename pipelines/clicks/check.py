@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
@@ -21,14 +21,7 @@ def read_topic(bootstrap: str, topic: str, timeout_s: float = 30.0) -> Iterator[
         metadata = consumer.list_topics(topic, timeout=timeout_s).topics[topic]
         if metadata.error is not None:
             raise KafkaException(metadata.error)
-        remaining: dict[int, int] = {}
-        starts = []
-        for p in metadata.partitions:
-            low, high = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=timeout_s)
-            if high > low:
-                remaining[p] = high
-                starts.append(TopicPartition(topic, p, low))
-        consumer.assign(starts)
+        remaining = _assign_non_empty(consumer, topic, metadata.partitions, timeout_s)
         while remaining:
             msg = consumer.poll(timeout_s)
             if msg is None:
@@ -48,6 +41,21 @@ def read_topic(bootstrap: str, topic: str, timeout_s: float = 30.0) -> Iterator[
                     del remaining[partition]
     finally:
         consumer.close()
+
+
+def _assign_non_empty(
+    consumer: Consumer, topic: str, partitions: Iterable[int], timeout_s: float
+) -> dict[int, int]:
+    """Assign every partition holding records, from its start; their high watermarks, by partition."""
+    remaining: dict[int, int] = {}
+    starts = []
+    for p in partitions:
+        low, high = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=timeout_s)
+        if high > low:
+            remaining[p] = high
+            starts.append(TopicPartition(topic, p, low))
+    consumer.assign(starts)
+    return remaining
 
 
 def compare(expected: dict[tuple[int, str], WindowCount], produced: list[WindowCount]) -> list[str]:
