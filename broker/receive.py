@@ -13,11 +13,14 @@ import struct
 from collections.abc import Callable
 
 from kafkito.broker.memory_pool import MemoryPool
-from kafkito.protocol.framing import FrameError
 
 _SIZE = struct.Struct(">i")
 SCRATCH_BYTES = 256 * 1024  # what asyncio and uvloop read at once by default
 _MIN_CHUNK = 64 * 1024
+
+
+class FrameError(Exception):
+    """The stream cannot be framed (a negative or oversized size prefix): the connection must be closed."""
 
 
 class FrameReceiver:

@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, cast
 import structlog
 
 from kafkito.broker.dispatch import CloseConnection, Reply, dispatch
-from kafkito.broker.receive import FrameReceiver
-from kafkito.protocol.framing import FrameError
+from kafkito.broker.receive import FrameError, FrameReceiver
 
 if TYPE_CHECKING:
     from kafkito.broker.app import Broker

@@ -1,4 +1,4 @@
-"""The frame decoder under any TCP segmentation: big produce requests arrive over many socket reads."""
+"""The broker's frame receiver under any TCP segmentation: big produce requests arrive over many reads."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kafkito.protocol.framing import FrameDecoder, FrameError
+from kafkito.broker.receive import FrameError
+from tests.support.receiving import Receiving
 
 MAX = 1 << 20
 
@@ -29,43 +30,48 @@ def test_frames_come_out_whole_and_in_order_whatever_the_segmentation(
     payloads: list[bytes], cuts: list[int]
 ) -> None:
     stream = framed(payloads)
-    decoder = FrameDecoder(MAX)
+    feeding = Receiving(MAX)
     frames: list[bytes] = []
     pos = 0
     for cut in cuts:
         chunk = stream[pos : pos + cut]
         pos += len(chunk)
-        frames += decoder.feed(chunk)
-        assert decoder.buffered == _pending(stream, pos, frames)
-    frames += decoder.feed(stream[pos:])
+        frames += feeding.feed(chunk)
+        pending = pos - sum(4 + len(f) for f in frames)
+        assert feeding.receiver.partial == (pending > 0)
+        # Frames out are charged to the pool, and so is the whole of a frame whose size is known.
+        announced = struct.unpack_from(">i", stream, pos - pending)[0] if pending >= 4 else 0
+        assert feeding.pool.used == sum(len(f) for f in frames) + announced
+    frames += feeding.feed(stream[pos:])
     assert frames == payloads
     assert all(type(f) is bytes for f in frames)
-    assert decoder.buffered == 0
-
-
-def _pending(stream: bytes, consumed: int, frames: list[bytes]) -> int:
-    """Bytes fed but not returned, as `buffered` counts them (a partial size prefix counts too)."""
-    returned = sum(4 + len(f) for f in frames)
-    return consumed - returned
+    assert not feeding.receiver.partial
+    assert feeding.pool.used == sum(len(f) for f in frames)
 
 
 def test_byte_by_byte_feeding_of_a_megabyte_frame() -> None:
     payload = bytes(range(256)) * 4096
     stream = framed([payload, b"", b"x"])
-    decoder = FrameDecoder(MAX)
+    feeding = Receiving(MAX)
     frames: list[bytes] = []
     for i in range(10):  # the size prefix (and a little more) one byte at a time
-        frames += decoder.feed(stream[i : i + 1])
-    frames += decoder.feed(stream[10 : 10 + 70_000])
-    frames += decoder.feed(stream[10 + 70_000 :])
+        frames += feeding.feed(stream[i : i + 1])
+    frames += feeding.feed(stream[10 : 10 + 70_000])
+    frames += feeding.feed(stream[10 + 70_000 :])
     assert frames == [payload, b"", b"x"]
+
+
+def test_reads_smaller_than_the_stream_chunks_lose_nothing() -> None:
+    payloads = [bytes([i]) * (i * 37) for i in range(40)]
+    feeding = Receiving(MAX, scratch_bytes=16)  # every chunk takes several reads of the scratch buffer
+    assert feeding.feed(framed(payloads)) == payloads
 
 
 @pytest.mark.parametrize("size", [-1, MAX + 1])
 @pytest.mark.parametrize("split", [0, 2, 4])
 def test_a_bad_size_prefix_is_refused_even_when_split(size: int, split: int) -> None:
-    decoder = FrameDecoder(MAX)
+    feeding = Receiving(MAX)
     stream = framed([b"ok"]) + struct.pack(">i", size) + b"zz"
     with pytest.raises(FrameError):
-        decoder.feed(stream[: 6 + split])
-        decoder.feed(stream[6 + split :])
+        feeding.feed(stream[: 6 + split])
+        feeding.feed(stream[6 + split :])

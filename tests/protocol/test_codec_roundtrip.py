@@ -1,4 +1,4 @@
-"""Every API/version we advertise round-trips through our framing and codec facade."""
+"""Every API/version we advertise round-trips through the broker's frame receiver and codec facade."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from kafkito.broker.handlers import supported_versions
 from kafkito.protocol.codec import REQUESTS, decode_request, is_flexible, parse_request_header
-from kafkito.protocol.framing import FrameDecoder
 from tests.protocol.strategies import request_of
+from tests.support.receiving import Receiving
 
 SUPPORTED = [(key, v) for key, lo, hi in supported_versions() for v in range(lo, hi + 1)]
 
@@ -30,14 +30,14 @@ def framed_requests(draw: st.DrawFn) -> tuple[int, int, Any, bytes]:
 @given(framed_requests(), st.lists(st.integers(1, 64), max_size=8))
 def test_every_supported_request_round_trips(sample: tuple[int, int, Any, bytes], cuts: list[int]) -> None:
     key, version, request, wire = sample
-    decoder = FrameDecoder(max_bytes=1 << 20)
+    feeding = Receiving(max_bytes=1 << 20)
     frames: list[bytes] = []
     pos = 0
     for cut in cuts:  # arbitrary TCP segmentation
-        frames += decoder.feed(wire[pos : pos + cut])
+        frames += feeding.feed(wire[pos : pos + cut])
         pos += cut
-    frames += decoder.feed(wire[pos:])
-    assert len(frames) == 1 and decoder.buffered == 0
+    frames += feeding.feed(wire[pos:])
+    assert len(frames) == 1 and not feeding.receiver.partial
     header = parse_request_header(frames[0], is_flexible(key, version))
     assert (header.api_key, header.api_version) == (key, version)
     assert header.correlation_id == request.header.correlation_id
