@@ -1,7 +1,9 @@
 """Group coordinator load: pipelined Heartbeats/s, and how long N members take to form a group.
 
 Run: .venv/bin/python bench/coordinator.py [--members 1000] [--connections 100] [--seconds 5]
-                                          [--sizes 10,50,200] [--runs 3]
+                                          [--sizes 10,50,200] [--runs 3] [--baseline DIR]
+`--baseline DIR` also measures the kafkito installed in another checkout's `DIR/.venv`, interleaved
+run by run, and reports each figure beside it.
 
 A raw-protocol asyncio load generator against a `kafkito serve` process on 127.0.0.1 (no client
 library on the hot path; request frames are encoded once with `kafka.protocol` and reused).
@@ -21,16 +23,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
-import shutil
 import statistics
 import struct
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from kafka.protocol.consumer import (
@@ -40,7 +39,12 @@ from kafka.protocol.consumer import (
     SyncGroupRequest,
     SyncGroupResponse,
 )
-from procs import cpu_seconds, free_port, wait_for_port  # bench/procs.py: scripts run with bench/ on sys.path
+from procs import (  # bench/procs.py: scripts run with bench/ on sys.path
+    cpu_seconds,
+    free_port,
+    kafkito_executable,
+    wait_for_port,
+)
 
 GOAL_HEARTBEATS_PER_S = 150_000
 SESSION_MS = 60_000
@@ -49,13 +53,11 @@ _HEARTBEAT_V4_ERROR = struct.Struct(">h")  # after correlation id (4), header ta
 
 
 @contextmanager
-def kafkito(initial_delay_ms: int) -> Iterator[tuple[int, int]]:
+def kafkito(initial_delay_ms: int, exe: str) -> Iterator[tuple[int, int]]:
     port = free_port()
-    exe = shutil.which("kafkito", path=str(Path(sys.executable).parent))
-    cmd = [exe] if exe else [sys.executable, "-m", "kafkito"]
     with tempfile.TemporaryDirectory() as data:
         proc = subprocess.Popen(
-            [*cmd, "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data,
+            [exe, "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data,
              "--log-level", "warning", "--set", f"group.initial.rebalance.delay.ms={initial_delay_ms}"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
@@ -256,7 +258,7 @@ async def heartbeats(
     return count / elapsed, cpu / count * 1e6
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -266,51 +268,73 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--sizes", default="10,50,200", help="group sizes for (b); empty skips (b)")
     parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+    parser.add_argument("--baseline", metavar="DIR", help="also measure the kafkito of DIR/.venv")
+    return parser.parse_args()
+
+
+def _heartbeat_table(args: argparse.Namespace, brokers: dict[str, str]) -> None:
+    rates: dict[str, list[float]] = {name: [] for name in brokers}
+    costs: dict[str, list[float]] = {name: [] for name in brokers}
+    for _ in range(args.runs):
+        for name, exe in brokers.items():  # interleaved: each sees the same machine noise
+            with kafkito(3000, exe) as (port, pid):
+                rate, cost = asyncio.run(
+                    heartbeats(port, pid, args.members, args.connections, args.window, args.seconds)
+                )
+            rates[name].append(rate)
+            costs[name].append(cost)
+    print(
+        f"(a) Heartbeat v4, {args.members} members over {args.connections} connections, window {args.window}"
+    )
+    print("| broker | runs | median heartbeats/s | broker CPU per heartbeat (us) | per broker CPU-second "
+          "| vs goal | CPU per heartbeat vs first |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
+    first = statistics.median(next(iter(costs.values())))
+    for name in brokers:
+        rate, cost = statistics.median(rates[name]), statistics.median(costs[name])
+        per_core = 1e6 / cost
+        goal = per_core / GOAL_HEARTBEATS_PER_S
+        print(f"| {name} | {args.runs} | {rate:,.0f} | {cost:.1f} | {per_core:,.0f} | {goal:.2f}x "
+              f"| {cost / first:.2f}x |")  # fmt: skip
+
+
+def _formation_table(args: argparse.Namespace, brokers: dict[str, str], sizes: list[int]) -> None:
+    print("(b) group formation with group.initial.rebalance.delay.ms=0 (first JoinGroup -> all synced)")
+    print("| broker | members | median (ms) | min (ms) | max (ms) |")
+    print("|---|---|---|---|---|")
+    for n in sizes:
+        times: dict[str, list[float]] = {name: [] for name in brokers}
+        for _ in range(args.runs):
+            for name, exe in brokers.items():
+                with kafkito(0, exe) as (port, _):
+
+                    async def one(port: int = port, n: int = n) -> float:
+                        elapsed, _, connections = await form(port, "formation", n)
+                        for c in connections:
+                            c.close()
+                        return elapsed
+
+                    times[name].append(asyncio.run(one()) * 1000)
+        for name, ts in times.items():
+            print(f"| {name} | {n} | {statistics.median(ts):.0f} | {min(ts):.0f} | {max(ts):.0f} |")
+
+
+def main() -> None:
+    args = _arguments()
     try:
         import uvloop
 
         uvloop.install()
     except ImportError:
         pass
-
-    rates, costs = [], []
-    for _ in range(args.runs):
-        with kafkito(initial_delay_ms=3000) as (port, pid):
-            rate, cost = asyncio.run(
-                heartbeats(port, pid, args.members, args.connections, args.window, args.seconds)
-            )
-            rates.append(rate)
-            costs.append(cost)
-    rate, cost = statistics.median(rates), statistics.median(costs)
-    per_core = 1e6 / cost
-    print(
-        f"(a) Heartbeat v4, {args.members} members over {args.connections} connections, window {args.window}"
-    )
-    print("| runs | median heartbeats/s | broker CPU per heartbeat (us) | per broker CPU-second | vs goal |")
-    print("|---|---|---|---|---|")
-    goal = per_core / GOAL_HEARTBEATS_PER_S
-    print(f"| {args.runs} | {rate:,.0f} | {cost:.1f} | {per_core:,.0f} | {goal:.2f}x |")
+    brokers = {"kafkito serve": kafkito_executable()}
+    if args.baseline:
+        brokers[f"kafkito serve ({args.baseline})"] = kafkito_executable(args.baseline)
+    _heartbeat_table(args, brokers)
     sizes = [int(s) for s in args.sizes.split(",") if s]
-    if not sizes:
-        return
-    print()
-    print("(b) group formation with group.initial.rebalance.delay.ms=0 (first JoinGroup -> all synced)")
-    print("| members | median (ms) | min (ms) | max (ms) |")
-    print("|---|---|---|---|")
-    for n in sizes:
-        times = []
-        for _ in range(args.runs):
-            with kafkito(initial_delay_ms=0) as (port, _):
-
-                async def one(port: int = port, n: int = n) -> float:
-                    elapsed, _, connections = await form(port, "formation", n)
-                    for c in connections:
-                        c.close()
-                    return elapsed
-
-                times.append(asyncio.run(one()) * 1000)
-        print(f"| {n} | {statistics.median(times):.0f} | {min(times):.0f} | {max(times):.0f} |")
+    if sizes:
+        print()
+        _formation_table(args, brokers, sizes)
 
 
 if __name__ == "__main__":
