@@ -231,13 +231,13 @@ class TransactionCoordinator:
         producer_id: int,
         producer_epoch: int,
         partitions: Collection[TopicPartition],
-    ) -> dict[TopicPartition, int]:
+    ) -> dict[TopicPartition, ErrorCode]:
         """AddPartitionsToTxn v4+ `verify_only`: see `decisions.verify_partitions` (writes nothing)."""
         wanted = frozenset(partitions)
         error = self._check_id(transactional_id)
         pending = error is ErrorCode.CONCURRENT_TRANSACTIONS
         if error is not None and not pending:
-            return dict.fromkeys(wanted, int(error))
+            return dict.fromkeys(wanted, error)
         meta = self._rt.transactions.get(transactional_id)
         return verify_partitions(meta, producer_id, producer_epoch, wanted, pending)
 

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kafkito.broker.coordinator.results import TopicPartition
-from kafkito.broker.transactions.errors import TRANSACTION_ABORTABLE
 from kafkito.broker.transactions.metadata import (
     NO_PRODUCER_EPOCH,
     TransactionMetadata,
@@ -118,7 +117,7 @@ def verify_partitions(
     epoch: int,
     partitions: frozenset[TopicPartition],
     pending: bool,
-) -> dict[TopicPartition, int]:
+) -> dict[TopicPartition, ErrorCode]:
     """AddPartitionsToTxn v4+ with `verify_only`: is each partition in the open transaction?
 
     Writes nothing. A partition missing from it gets TRANSACTION_ABORTABLE (`errors.
@@ -128,10 +127,10 @@ def verify_partitions(
     if error is None and meta is not None and meta.state.is_prepare:
         error = ErrorCode.CONCURRENT_TRANSACTIONS
     if error is not None:
-        return dict.fromkeys(partitions, int(error))
+        return dict.fromkeys(partitions, error)
     assert meta is not None
     inside = meta.partitions if meta.state is TxnState.ONGOING else frozenset()
-    return {tp: int(ErrorCode.NONE) if tp in inside else TRANSACTION_ABORTABLE for tp in partitions}
+    return {tp: ErrorCode.NONE if tp in inside else ErrorCode.TRANSACTION_ABORTABLE for tp in partitions}
 
 
 _END_ANSWERS: dict[tuple[TxnState, bool], ErrorCode] = {

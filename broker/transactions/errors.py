@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from kafkito.protocol.errors import ErrorCode
 
-# KIP-890's TRANSACTION_ABORTABLE is not in kafkito.protocol.errors.ErrorCode yet: its code is 120.
-TRANSACTION_ABORTABLE = 120
-
 # The first version of each API whose clients understand PRODUCER_FENCED.
 _PRODUCER_FENCED_SINCE = {
     "InitProducerId": 4,
@@ -30,10 +27,10 @@ def for_version(api: str, version: int, error: ErrorCode) -> ErrorCode:
     return error
 
 
-def abortable_or_invalid_state(code: int, supports_abortable: bool) -> int:
+def abortable_or_invalid_state(code: ErrorCode, supports_abortable: bool) -> ErrorCode:
     """A verification's TRANSACTION_ABORTABLE, for a client that may not know it."""
-    if code == TRANSACTION_ABORTABLE and not supports_abortable:
-        return int(ErrorCode.INVALID_TXN_STATE)
+    if code is ErrorCode.TRANSACTION_ABORTABLE and not supports_abortable:
+        return ErrorCode.INVALID_TXN_STATE
     return code
 
 

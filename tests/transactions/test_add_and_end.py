@@ -5,11 +5,7 @@ from __future__ import annotations
 from kafkito.broker.coordinator.results import TopicPartition
 from kafkito.broker.offsets.partitioner import partition_for
 from kafkito.broker.transactions import TransactionRecord, TransactionResult, TxnState
-from kafkito.broker.transactions.errors import (
-    TRANSACTION_ABORTABLE,
-    abortable_or_invalid_state,
-    for_version,
-)
+from kafkito.broker.transactions.errors import abortable_or_invalid_state, for_version
 from kafkito.protocol.errors import ErrorCode
 from tests.transactions.harness import Harness, tp
 
@@ -176,7 +172,7 @@ def test_verify_only_checks_the_open_transaction() -> None:
     pid, epoch = _open(h, tp("a"))
     assert c.verify_partitions("txn-a", pid, epoch, [tp("a"), tp("b")]) == {
         tp("a"): ErrorCode.NONE,
-        tp("b"): TRANSACTION_ABORTABLE,
+        tp("b"): ErrorCode.TRANSACTION_ABORTABLE,
     }
     assert c.verify_partitions("txn-a", pid, epoch + 1, [tp("a")]) == {tp("a"): ErrorCode.PRODUCER_FENCED}
     assert len(h.sink.records) == 2  # verification writes nothing
@@ -184,7 +180,7 @@ def test_verify_only_checks_the_open_transaction() -> None:
     assert h.end(pid, epoch) is ErrorCode.NONE
     assert c.verify_partitions("txn-a", pid, epoch, [tp("a")]) == {tp("a"): ErrorCode.CONCURRENT_TRANSACTIONS}
     h.markers.complete()
-    assert c.verify_partitions("txn-a", pid, epoch, [tp("a")]) == {tp("a"): TRANSACTION_ABORTABLE}
+    assert c.verify_partitions("txn-a", pid, epoch, [tp("a")]) == {tp("a"): ErrorCode.TRANSACTION_ABORTABLE}
 
 
 def test_errors_as_old_versions_see_them() -> None:
@@ -195,5 +191,6 @@ def test_errors_as_old_versions_see_them() -> None:
         assert for_version(api, 1, fenced) is ErrorCode.INVALID_PRODUCER_EPOCH
         assert for_version(api, 2, fenced) is fenced
     assert for_version("EndTxn", 0, ErrorCode.INVALID_TXN_STATE) is ErrorCode.INVALID_TXN_STATE
-    assert abortable_or_invalid_state(TRANSACTION_ABORTABLE, False) == ErrorCode.INVALID_TXN_STATE
-    assert abortable_or_invalid_state(TRANSACTION_ABORTABLE, True) == TRANSACTION_ABORTABLE
+    abortable = ErrorCode.TRANSACTION_ABORTABLE
+    assert abortable_or_invalid_state(abortable, False) is ErrorCode.INVALID_TXN_STATE
+    assert abortable_or_invalid_state(abortable, True) is abortable
