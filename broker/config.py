@@ -2,8 +2,9 @@
 
 Every broker property is one line of `Config`: `attribute: type = prop(default, "doc")`. Its Kafka name
 is the attribute with dots for underscores (`group_max_size` is `group.max.size`) unless `_ALIASES`
-says otherwise. The typed views other packages use (`CoordinatorConfig`, `OffsetsConfig`, the topic
-configs of `broker.log.config`) take their defaults from here through `default("kafka.name")`.
+says otherwise. The typed views other packages use (`CoordinatorConfig`, `OffsetsConfig`,
+`TransactionConfig`, the topic configs of `broker.log.config`) take their defaults from here through
+`default("kafka.name")`.
 """
 
 from __future__ import annotations
@@ -82,6 +83,19 @@ class Config:
     offset_metadata_max_bytes: int = prop(4096, "largest metadata string of a committed offset")
     offsets_topic_segment_bytes: int = prop(104857600, "segment size of __consumer_offsets")
     offsets_commit_timeout_ms: int = prop(5000, "an offset commit waits this long for its append")
+    # transactions
+    transaction_max_timeout_ms: int = prop(900000, "largest transaction.timeout.ms a producer may ask for")
+    transactional_id_expiration_ms: int = prop(604800000, "an id with no open transaction is removed after")
+    transaction_abort_timed_out_transaction_cleanup_interval_ms: int = prop(
+        10000, "how often timed-out transactions are looked for and aborted"
+    )
+    transaction_remove_expired_transaction_cleanup_interval_ms: int = prop(
+        3600000, "how often expired transactional ids are removed"
+    )
+    transaction_state_log_num_partitions: int = prop(50, "partitions of __transaction_state (fixed)")
+    transaction_state_log_segment_bytes: int = prop(104857600, "segment size of __transaction_state")
+    transaction_state_log_replication_factor: int = prop(3, "accepted; one node keeps one replica")
+    transaction_state_log_min_isr: int = prop(2, "accepted; one node is its own in-sync replica")
     # anything else given (kept, so a server.properties written for Kafka loads)
     extra: dict[str, str] = field(default_factory=dict)
     # the Kafka names given explicitly (file, --set, flags): DescribeConfigs reports the others as defaults

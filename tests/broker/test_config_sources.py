@@ -18,6 +18,7 @@ from kafkito.broker.config import PROPERTIES, Config, default
 from kafkito.broker.coordinator import CoordinatorConfig
 from kafkito.broker.log.config import TOPIC_DEFAULTS, LogConfig, broker_defaults
 from kafkito.broker.offsets import OffsetsConfig
+from kafkito.broker.transactions.config import TRANSACTION_STATE_TOPIC_CONFIGS, TransactionConfig
 from tests.support.brokers import ThreadBroker
 
 
@@ -75,8 +76,13 @@ def test_every_typed_view_takes_its_defaults_from_the_one_table() -> None:
     config = Config()
     assert CoordinatorConfig() == CoordinatorConfig.from_config(config)
     assert OffsetsConfig() == OffsetsConfig.from_broker(config)
+    assert TransactionConfig() == TransactionConfig.from_config(config)
+    state_segment_bytes = default("transaction.state.log.segment.bytes")
+    assert TRANSACTION_STATE_TOPIC_CONFIGS["segment.bytes"] == str(state_segment_bytes)
     assert LogConfig() == LogConfig.from_properties(defaults=broker_defaults(config))
     assert TOPIC_DEFAULTS["retention.ms"] == str(default("log.retention.hours") * 3_600_000)
     assert TOPIC_DEFAULTS["max.message.bytes"] == str(default("message.max.bytes"))
     assert all(p.doc and p.name == name for name, p in PROPERTIES.items())
     assert set(config.to_properties()) == set(PROPERTIES)
+    config.set("transaction.max.timeout.ms", "1000")
+    assert TransactionConfig.from_config(config).max_timeout_ms == 1000
