@@ -13,8 +13,15 @@ from kafkito.broker.coordinator.records import (
     MemberMetadata,
     OffsetCommitRecord,
     OffsetTombstone,
+    TransactionMarker,
+    TxnOffsetCommitRecord,
 )
-from kafkito.broker.coordinator.requests import JoinGroupRequest, OffsetCommitRequest, SyncGroupRequest
+from kafkito.broker.coordinator.requests import (
+    JoinGroupRequest,
+    OffsetCommitRequest,
+    SyncGroupRequest,
+    TxnOffsetCommitRequest,
+)
 from kafkito.broker.coordinator.results import (
     DescribedGroup,
     GroupOverview,
@@ -63,4 +70,7 @@ __all__ = [
     "SyncGroupRequest",
     "SyncGroupResult",
     "TopicPartition",
+    "TransactionMarker",
+    "TxnOffsetCommitRecord",
+    "TxnOffsetCommitRequest",
 ]

@@ -33,8 +33,15 @@ from kafkito.broker.coordinator.records import (
     GroupMetadataRecord,
     OffsetCommitRecord,
     OffsetTombstone,
+    TransactionMarker,
+    TxnOffsetCommitRecord,
 )
-from kafkito.broker.coordinator.requests import JoinGroupRequest, OffsetCommitRequest, SyncGroupRequest
+from kafkito.broker.coordinator.requests import (
+    JoinGroupRequest,
+    OffsetCommitRequest,
+    SyncGroupRequest,
+    TxnOffsetCommitRequest,
+)
 from kafkito.broker.coordinator.results import (
     DEAD_GROUP_SUMMARY,
     EMPTY_GROUP_SUMMARY,
@@ -46,6 +53,7 @@ from kafkito.broker.coordinator.results import (
     JoinGroupResult,
     LeaveGroupResult,
     LeavingMember,
+    OffsetAndMetadata,
     PartitionOffset,
     SyncCallback,
     SyncGroupResult,
@@ -53,6 +61,7 @@ from kafkito.broker.coordinator.results import (
 )
 from kafkito.broker.coordinator.runtime import Runtime
 from kafkito.broker.coordinator.sink import InMemoryRecordSink, RecordSink
+from kafkito.broker.coordinator.txn_commit import TransactionalCommits
 from kafkito.protocol.errors import ErrorCode
 from kafkito.purgatory import Clock, Purgatory, Timer
 
@@ -82,6 +91,7 @@ class GroupCoordinator:
         self._sync = Sync(rt, self._rebalance, self._liveness)
         self._leave = Leave(rt, self._rebalance, self._liveness)
         self._offsets = OffsetManager(rt, self._liveness)
+        self._txn = TransactionalCommits(rt)
         # Heartbeat: the hottest call goes straight to liveness, itself an entry (no extra call).
         self.heartbeat: Callable[[str | None, str, str | None, int], ErrorCode] = self._liveness.heartbeat
 
@@ -139,6 +149,36 @@ class GroupCoordinator:
     def commit_offsets(self, request: OffsetCommitRequest, callback: CommitCallback) -> None:
         """OffsetCommit: validates the member and generation; answers once the records are written."""
         self._offsets.commit(request, callback)
+
+    @entry
+    def commit_transactional_offsets(self, request: TxnOffsetCommitRequest, callback: CommitCallback) -> None:
+        """TxnOffsetCommit: the offsets are written in the producer's transaction and stay pending
+        (OffsetFetch with require_stable answers UNSTABLE_OFFSET_COMMIT) until its marker."""
+        self._txn.commit(request, callback)
+
+    @entry
+    def complete_transaction(
+        self,
+        offsets_partition: int,
+        producer_id: int,
+        producer_epoch: int,
+        commit: bool,
+        done: Callable[[ErrorCode], None],
+    ) -> None:
+        """Write the producer's COMMIT or ABORT marker to that `__consumer_offsets` partition, then
+        commit or drop its pending offsets in every group of the partition; `done` gets the append's
+        error (NONE once written)."""
+        self._txn.complete(offsets_partition, producer_id, producer_epoch, commit, done)
+
+    def offsets_partition_for(self, group_id: str) -> int:
+        """The `__consumer_offsets` partition of the group (AddOffsetsToTxn adds it to the transaction)."""
+        return self._rt.sink.partition_for(group_id)
+
+    def pending_transactional_offsets(
+        self, group_id: str
+    ) -> dict[int, dict[TopicPartition, OffsetAndMetadata]]:
+        """The group's offsets waiting for their transaction's marker, by producer id."""
+        return self._rt.txn_offsets.pending_of(group_id)
 
     @entry
     def fetch_offsets(
@@ -206,8 +246,9 @@ class GroupCoordinator:
             elif group.is_(GroupState.EMPTY):
                 self._rt.transition(group, GroupState.DEAD, "deleted by DeleteGroups")
                 del self._rt.groups[group_id]
+                partitions = {*group.offsets, *self._rt.txn_offsets.pending_partitions(group_id)}
                 removed = self._offsets.delete_offsets(
-                    group, list(group.offsets), group_tombstone=group.generation_id > 0
+                    group, list(partitions), group_tombstone=group.generation_id > 0
                 )
                 log.info("group.deleted", group=group_id, offsets_removed=removed)
                 errors[group_id] = ErrorCode.NONE
@@ -225,6 +266,10 @@ class GroupCoordinator:
             self._offsets.replay_commit(record)
         elif isinstance(record, OffsetTombstone):
             self._offsets.replay_tombstone(record)
+        elif isinstance(record, TxnOffsetCommitRecord):
+            self._offsets.replay_txn_commit(record)
+        elif isinstance(record, TransactionMarker):
+            self._offsets.replay_marker(record)
         elif isinstance(record, GroupMetadataRecord):
             self._replay_group(record.group_id, record)
         else:
@@ -262,6 +307,7 @@ class GroupCoordinator:
     def unload_group(self, group_id: str) -> None:
         """Forget a group whose partition moved away: it goes Dead and parked requests get NOT_COORDINATOR."""
         group = self._rt.groups.pop(group_id, None)
+        self._rt.txn_offsets.forget_group(group_id)
         if group is None:
             return
         previous = group.state

@@ -23,6 +23,8 @@ from kafkito.broker.coordinator.records import (
     GroupTombstone,
     OffsetCommitRecord,
     OffsetTombstone,
+    TransactionMarker,
+    TxnOffsetCommitRecord,
 )
 from kafkito.broker.coordinator.requests import OffsetCommitRequest
 from kafkito.broker.coordinator.results import (
@@ -146,9 +148,13 @@ class OffsetManager:
             return ErrorCode.NONE, dict.fromkeys(partitions or (), _NO_OFFSET_FETCHED)
         wanted = list(group.offsets) if partitions is None else partitions
         result: dict[TopicPartition, PartitionOffset] = {}
+        txn = self.rt.txn_offsets
+        in_txn = require_stable and group.group_id in txn.open_by_group
         for tp in wanted:
             offset = group.offsets.get(tp)
-            if require_stable and group.has_pending_offset_commit(tp):
+            if require_stable and (
+                group.has_pending_offset_commit(tp) or (in_txn and txn.has_pending(group.group_id, tp))
+            ):
                 result[tp] = _UNSTABLE
             elif offset is None:
                 result[tp] = _NO_OFFSET_FETCHED
@@ -195,12 +201,15 @@ class OffsetManager:
         `group_tombstone` also tombstones the group record (the caller has removed the group).
         """
         group_id = group.group_id
-        removed = [tp for tp in partitions if tp in group.offsets]
+        in_txn = self.rt.txn_offsets.pending_partitions(group_id)
+        # As Kafka: a partition with only pending transactional offsets gets a tombstone too.
+        removed = [tp for tp in partitions if tp in group.offsets or tp in in_txn]
         for tp in partitions:
             group.pending_offset_commits.pop(tp, None)
         if group_id not in self.rt.groups:
             for tp in removed:  # a removed group's offsets do not replay: drop them here
-                del group.offsets[tp]
+                group.offsets.pop(tp, None)
+                self.rt.txn_offsets.tombstone(group_id, tp)
         records: list[CoordinatorRecord] = [OffsetTombstone(group_id, tp) for tp in removed]
         if group_tombstone:
             records.append(GroupTombstone(group_id))
@@ -215,11 +224,14 @@ class OffsetManager:
         group = self.rt.groups.get(group_id)
         if group is None or group.is_(GroupState.DEAD):
             return False
-        gone = set(partitions)
+        # As Kafka: an offset with pending transactional offsets does not expire yet.
+        gone = set(partitions) - self.rt.txn_offsets.pending_partitions(group_id)
+        partitions = [tp for tp in partitions if tp in gone]
         left = any(tp not in gone for tp in group.offsets) or any(
             tp not in gone for tp in group.pending_offset_commits
         )
-        dead = group.is_(GroupState.EMPTY) and not left
+        # As Kafka: a group with open transactions stays until their markers.
+        dead = group.is_(GroupState.EMPTY) and not left and group_id not in self.rt.txn_offsets.open_by_group
         if dead:
             self.rt.transition(group, GroupState.DEAD, "no offsets left after expiry")
             del self.rt.groups[group_id]
@@ -235,8 +247,38 @@ class OffsetManager:
         group.offsets[record.partition] = record.offset
         if group.pending_offset_commits.get(record.partition) == record.offset:
             del group.pending_offset_commits[record.partition]
+        txn = self.rt.txn_offsets
+        if record.group_id in txn.open_by_group:
+            txn.committed(record.group_id, record.partition)
+
+    def replay_txn_commit(self, record: TxnOffsetCommitRecord) -> None:
+        """A transactional offset: pending in its producer's transaction (the group exists, as in Kafka)."""
+        self.rt.get_or_create_group(record.group_id)
+        self.rt.txn_offsets.add(record)
+
+    def replay_marker(self, marker: TransactionMarker) -> None:
+        """COMMIT moves the producer's pending offsets of the partition's groups into their committed
+        offsets (unless a more recent commit is there); ABORT drops them."""
+        partition_for = self.rt.sink.partition_for
+        wanted = marker.offsets_partition
+        ended = self.rt.txn_offsets.end(
+            marker.producer_id, marker.commit, lambda group_id: partition_for(group_id) == wanted
+        )
+        for group_id, tp, offset in ended:
+            group = self.rt.groups.get(group_id)
+            if group is not None:
+                group.offsets[tp] = offset
+        if ended or marker.commit is False:
+            log.debug(
+                "group.txn_offsets_completed",
+                producer_id=marker.producer_id,
+                commit=marker.commit,
+                partition=wanted,
+                materialized=len(ended),
+            )
 
     def replay_tombstone(self, record: OffsetTombstone) -> None:
         group = self.rt.groups.get(record.group_id)
         if group is not None:
             group.offsets.pop(record.partition, None)
+        self.rt.txn_offsets.tombstone(record.group_id, record.partition)

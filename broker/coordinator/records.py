@@ -23,6 +23,17 @@ class OffsetCommitRecord(NamedTuple):
     offset: OffsetAndMetadata
 
 
+class TxnOffsetCommitRecord(NamedTuple):
+    """An offset committed inside a transaction (TxnOffsetCommit): written in the producer's
+    transactional batch, pending until that producer's COMMIT or ABORT marker on the same partition."""
+
+    group_id: str
+    partition: TopicPartition
+    offset: OffsetAndMetadata
+    producer_id: int
+    producer_epoch: int
+
+
 class OffsetTombstone(NamedTuple):
     group_id: str
     partition: TopicPartition
@@ -61,7 +72,26 @@ class GroupTombstone:
     group_id: str
 
 
-CoordinatorRecord = OffsetCommitRecord | OffsetTombstone | GroupMetadataRecord | GroupTombstone
+@dataclass(slots=True, frozen=True)
+class TransactionMarker:
+    """A COMMIT or ABORT control record on `__consumer_offsets` partition `offsets_partition`: it ends
+    the producer's pending offsets of every group on that partition. Written by
+    `GroupCoordinator.complete_transaction`, never through `RecordSink.append`."""
+
+    offsets_partition: int
+    producer_id: int
+    producer_epoch: int
+    commit: bool
+
+
+CoordinatorRecord = (
+    OffsetCommitRecord
+    | TxnOffsetCommitRecord
+    | OffsetTombstone
+    | GroupMetadataRecord
+    | GroupTombstone
+    | TransactionMarker
+)
 AppendCallback = Callable[[ErrorCode], None]
 
 
@@ -72,6 +102,7 @@ class CoordinatorResult:
     `respond` gets the append error (NONE on success) and sends the response(s); it runs only after
     the append. Who applies the records to the coordinator's state (`GroupCoordinator.replay`):
     - offset commits: `respond`, once written, for the partitions no later delete superseded;
+    - transactional offset commits: `respond`, once written, into the producer's pending offsets;
     - tombstones: the writer, as they are written (Kafka writes them without waiting, too);
     - a classic group record: nobody at run time, as in Kafka: the group's rebalance state was changed
       directly, and the record is its durable snapshot, replayed only on load.

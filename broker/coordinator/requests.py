@@ -49,3 +49,18 @@ class OffsetCommitRequest:
     group_instance_id: str | None
     generation_id: int
     offsets: Mapping[TopicPartition, OffsetAndMetadata]
+
+
+@dataclass(slots=True, frozen=True)
+class TxnOffsetCommitRequest:
+    """TxnOffsetCommit of one group inside a producer's transaction. Before v3 the member is not
+    named: member "" and generation -1, as Kafka defaults them."""
+
+    group_id: str | None
+    transactional_id: str
+    producer_id: int
+    producer_epoch: int
+    member_id: str
+    generation_id: int
+    group_instance_id: str | None
+    offsets: Mapping[TopicPartition, OffsetAndMetadata]

@@ -17,6 +17,7 @@ from kafkito.broker.coordinator.config import CoordinatorConfig
 from kafkito.broker.coordinator.outbox import Outbox
 from kafkito.broker.coordinator.records import CoordinatorRecord, CoordinatorResult
 from kafkito.broker.coordinator.sink import RecordSink
+from kafkito.broker.coordinator.txn_offsets import TransactionalOffsets
 from kafkito.protocol.errors import ErrorCode
 from kafkito.purgatory import Clock, Purgatory, Timer
 
@@ -39,6 +40,7 @@ class Runtime:
         "replay",
         "sink",
         "timer",
+        "txn_offsets",
     )
 
     def __init__(
@@ -55,6 +57,7 @@ class Runtime:
         self.sink = sink
         self.replay = replay
         self.groups: dict[str, ClassicGroup] = {}
+        self.txn_offsets = TransactionalOffsets()
         self.outbox = Outbox()
         self.heartbeat_purgatory: Purgatory[DelayedHeartbeat] = Purgatory("Heartbeat", timer)
         self.rebalance_purgatory: Purgatory[DelayedJoin | DelayedSync] = Purgatory("Rebalance", timer)

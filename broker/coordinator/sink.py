@@ -5,7 +5,7 @@ The broker's sink is the `__consumer_offsets` log (`broker.group_log.log_sink.Lo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from kafkito.broker.coordinator.records import (
@@ -15,6 +15,7 @@ from kafkito.broker.coordinator.records import (
     GroupTombstone,
     OffsetCommitRecord,
     OffsetTombstone,
+    TransactionMarker,
 )
 from kafkito.broker.coordinator.results import TopicPartition
 from kafkito.protocol.errors import ErrorCode
@@ -36,7 +37,18 @@ class RecordSink(Protocol):
         ...
 
     def append(self, group_id: str, records: Sequence[CoordinatorRecord], done: AppendCallback) -> None:
-        """Write `records` (all of one group) in one append, then call `done` with the outcome."""
+        """Write `records` (all of one group) in one append, then call `done` with the outcome.
+
+        Transactional offset commits (all of one producer) go as that producer's transactional batch.
+        """
+        ...
+
+    def partition_for(self, group_id: str) -> int:
+        """The `__consumer_offsets` partition holding the group."""
+        ...
+
+    def append_marker(self, marker: TransactionMarker, done: AppendCallback) -> None:
+        """Write the COMMIT or ABORT control batch to the marker's partition, then call `done`."""
         ...
 
 
@@ -48,12 +60,16 @@ class InMemoryRecordSink:
     appended successfully, in order: what a log would hold (a restart replays it).
     """
 
-    def __init__(self, *, defer_writes: bool = False) -> None:
+    def __init__(
+        self, *, defer_writes: bool = False, partitioner: Callable[[str], int] = lambda _group_id: 0
+    ) -> None:
+        self.partitioner = partitioner
         self.loading_groups: set[str] = set()
         self.defer_writes = defer_writes
         self.fail_with: ErrorCode = ErrorCode.NONE
         self.group_writes = 0
         self.offset_writes = 0
+        self.markers = 0
         self.tombstones: list[tuple[str, tuple[TopicPartition, ...], bool]] = []
         self.records: list[CoordinatorRecord] = []
         self._deferred: list[tuple[AppendCallback, ErrorCode]] = []
@@ -73,6 +89,16 @@ class InMemoryRecordSink:
             self.group_writes += 1
         elif any(isinstance(r, OffsetCommitRecord) for r in records):
             self.offset_writes += 1
+        self._answer(records, done)
+
+    def partition_for(self, group_id: str) -> int:
+        return self.partitioner(group_id)
+
+    def append_marker(self, marker: TransactionMarker, done: AppendCallback) -> None:
+        self.markers += 1
+        self._answer([marker], done)
+
+    def _answer(self, records: Sequence[CoordinatorRecord], done: AppendCallback) -> None:
         error = self.fail_with
         if error is ErrorCode.NONE:
             self.records.extend(records)

@@ -11,6 +11,7 @@ from kafkito.broker.log.batch import (
     COMPRESSION_MASK,
     HEADER,
     HEADER_SIZE,
+    TRANSACTIONAL_MASK,
     BatchHeader,
     iter_headers,
 )
@@ -31,11 +32,16 @@ class Record(NamedTuple):
     value: bytes | None
 
 
-def build_batch(records: Sequence[tuple[bytes, bytes | None]], timestamp_ms: int) -> bytearray:
+def build_batch(
+    records: Sequence[tuple[bytes, bytes | None]],
+    timestamp_ms: int,
+    producer: tuple[int, int, int] | None = None,
+) -> bytearray:
     """An uncompressed CreateTime batch of `(key, value)` records, all stamped `timestamp_ms`.
 
-    No producer id, epoch or sequence, as Kafka's coordinator writes them; the log assigns the
-    base offset and partition leader epoch on append.
+    No producer id, epoch or sequence, as Kafka's coordinator writes them, unless `producer`
+    (id, epoch, base sequence) is given: then it is that producer's transactional batch (a
+    TxnOffsetCommit). The log assigns the base offset and partition leader epoch on append.
     """
     body = bytearray()
     for delta, (key, value) in enumerate(records):
@@ -55,13 +61,13 @@ def build_batch(records: Sequence[tuple[bytes, bytes | None]], timestamp_ms: int
         NO_PARTITION_LEADER_EPOCH,
         2,  # magic
         0,  # crc, below
-        0,  # attributes: no compression, CreateTime, not transactional, not control
+        0 if producer is None else TRANSACTIONAL_MASK,  # no compression, CreateTime, not control
         count - 1,
         timestamp_ms,
         timestamp_ms,
-        NO_PRODUCER_ID,
-        -1,
-        -1,
+        NO_PRODUCER_ID if producer is None else producer[0],
+        -1 if producer is None else producer[1],
+        -1 if producer is None else producer[2],
         count,
     )
     buf += body

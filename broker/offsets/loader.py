@@ -14,6 +14,8 @@ from kafkito.broker.coordinator.records import (
     GroupMetadataRecord,
     MemberMetadata,
     OffsetCommitRecord,
+    TransactionMarker,
+    TxnOffsetCommitRecord,
 )
 from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
 from kafkito.broker.offsets.batches import batch_records, iter_batches, key_values
@@ -48,16 +50,45 @@ class DecodedPartition:
     skipped: int = 0
 
 
+@dataclass(slots=True)
+class PartitionContent:
+    """What a partition's log says, key by key, as Kafka's replay order resolves it.
+
+    `latest`: the last value per raw key (None = tombstone), transactional ones counted once their
+    COMMIT marker is read. `open_txns`: the records of transactions with no marker yet, as
+    (log offset, producer id, producer epoch, key, value). `written_at`: the log offset of the
+    value in `latest`, for the keys whose order against those open records matters.
+    """
+
+    latest: dict[bytes, bytes | None] = field(default_factory=dict)
+    pending: dict[int, dict[bytes, tuple[int, bytes | None]]] = field(default_factory=dict)
+    epochs: dict[int, int] = field(default_factory=dict)
+    written_at: dict[bytes, int] = field(default_factory=dict)
+
+    def open_txns(self) -> list[tuple[int, int, int, bytes, bytes | None]]:
+        return sorted(
+            (offset, pid, self.epochs.get(pid, -1), key, value)
+            for pid, records in self.pending.items()
+            for key, (offset, value) in records.items()
+        )
+
+
 def read_latest(plog: PartitionLog, budget: int) -> Generator[None, None, dict[bytes, bytes | None]]:
+    """The last value per raw key of the partition (see `read_partition`); open transactions left out."""
+    content = yield from read_partition(plog, budget)
+    return content.latest
+
+
+def read_partition(plog: PartitionLog, budget: int) -> Generator[None, None, PartitionContent]:
     """Read the partition start to end; the last record per key wins (tombstones included).
 
-    Yields after about `budget` records so the caller can let other work run, and returns the map
-    of raw key -> raw value (None = tombstone). Keys are decoded only once,
-    afterwards, so replay costs a dict store per record however long the history is.
-    Transactional records count only once their COMMIT marker is read.
+    Yields after about `budget` records so the caller can let other work run. Keys are decoded
+    only once, afterwards, so replay costs a dict store per record however long the history is.
+    Transactional records count only once their COMMIT marker is read (an ABORT drops them), and
+    then only where no more recent record of the same key came first, as Kafka's replay decides by
+    record offset.
     """
-    latest: dict[bytes, bytes | None] = {}
-    pending: dict[int, dict[bytes, bytes | None]] = {}
+    content = PartitionContent()
     position = plog.log_start_offset
     end = plog.log_end_offset
     since_yield = 0
@@ -71,34 +102,69 @@ def read_latest(plog: PartitionLog, budget: int) -> Generator[None, None, dict[b
                 continue
             position = header.next_offset
             advanced = True
-            since_yield += _take(header, batch, latest, pending)
+            since_yield += _take(header, batch, content)
             if since_yield >= budget:
                 since_yield = 0
                 yield
         if not advanced:
             break
-    return latest
+    return content
 
 
-def _take(
-    header: BatchHeader,
-    batch: bytes,
-    latest: dict[bytes, bytes | None],
-    pending: dict[int, dict[bytes, bytes | None]],
-) -> int:
-    """Apply one batch to the last-value map (a transaction's records wait for its COMMIT marker)."""
+def _take(header: BatchHeader, batch: bytes, content: PartitionContent) -> int:
+    """Apply one batch to the partition's content."""
     if header.is_control:
-        txn = pending.pop(header.producer_id, None)
-        if txn is not None and _is_commit(batch, header):
-            latest.update(txn)
+        _end_transaction(header, batch, content)
         return 0
-    target = latest
     if header.is_transactional:
-        target = pending.setdefault(header.producer_id, {})
-    for key, value in key_values(batch, header):
-        if key is not None:
-            target[key] = value
+        _take_transactional(header, batch, content)
+    elif content.pending:
+        for record in batch_records(batch, header):
+            if record.key is not None:
+                _take_plain(content, record.key, record.value, record.offset)
+    else:
+        latest = content.latest
+        for key, value in key_values(batch, header):
+            if key is not None:
+                latest[key] = value
     return header.record_count
+
+
+def _take_plain(content: PartitionContent, key: bytes, value: bytes | None, offset: int) -> None:
+    """A record outside transactions while some are open: its offset is kept, and a tombstone also
+    drops the key from every open transaction (as Kafka's replay of an offset tombstone)."""
+    content.latest[key] = value
+    content.written_at[key] = offset
+    if value is None:
+        for records in content.pending.values():
+            records.pop(key, None)
+
+
+def _take_transactional(header: BatchHeader, batch: bytes, content: PartitionContent) -> None:
+    pid = header.producer_id
+    records = content.pending.setdefault(pid, {})
+    content.epochs[pid] = header.producer_epoch
+    for record in batch_records(batch, header):
+        if record.key is None:
+            continue
+        if record.value is None:
+            _take_plain(content, record.key, None, record.offset)
+        else:
+            records[record.key] = (record.offset, record.value)
+
+
+def _end_transaction(header: BatchHeader, batch: bytes, content: PartitionContent) -> None:
+    records = content.pending.pop(header.producer_id, None)
+    content.epochs.pop(header.producer_id, None)
+    if records is not None and _is_commit(batch, header):
+        latest, written_at = content.latest, content.written_at
+        for key, (offset, value) in records.items():
+            if offset > written_at.get(key, -1):
+                latest[key] = value
+                written_at[key] = offset
+    if not content.pending:
+        # Whatever is written from now on is more recent than every value kept: no order needed.
+        content.written_at.clear()
 
 
 def _is_commit(batch: bytes, header: BatchHeader) -> bool:
@@ -109,34 +175,71 @@ def _is_commit(batch: bytes, header: BatchHeader) -> bool:
 
 
 def decode_records(
-    latest: dict[bytes, bytes | None], time: TimeBase, budget: int
+    content: PartitionContent | dict[bytes, bytes | None], time: TimeBase, budget: int
 ) -> Generator[None, None, DecodedPartition]:
-    """Turn the raw last-value map into coordinator records (clock-based timestamps) to replay.
+    """Turn the partition's content into coordinator records (clock-based timestamps) to replay.
 
+    Group records come first, then offsets; offsets whose order against open transactions matters
+    and the open transactions' offsets come last, in log order, so replay orders them as Kafka does.
     Tombstones that survive compaction are dropped: each key appears once, so they delete nothing.
     """
+    if isinstance(content, dict):
+        content = PartitionContent(latest=content)
+    latest, written_at = content.latest, content.written_at
     state = DecodedPartition(keys=len(latest))
     offsets: list[CoordinatorRecord] = []
     for i, (raw_key, raw_value) in enumerate(latest.items(), 1):
         if i % budget == 0:
             yield
-        if raw_value is None:
+        if raw_value is None or raw_key in written_at:
             continue
-        try:
-            record = _decode(raw_key, raw_value, time)
-        except RecordFormatError as exc:
-            state.skipped += 1
-            log.warning("offsets.undecodable_record", key=raw_key.hex(), error=str(exc))
-            continue
-        if record is None:
-            state.skipped += 1
-        elif isinstance(record, OffsetCommitRecord):
+        record = _decode_logged(raw_key, raw_value, time, state)
+        if isinstance(record, OffsetCommitRecord):
             offsets.append(record)
-        else:
+        elif record is not None:
             state.records.append(record)
+    ordered = _ordered(content, time, state)
+    state.records.extend(r for r in ordered if isinstance(r, GroupMetadataRecord))
     state.records.extend(offsets)
-    state.group_ids = dict.fromkeys(r.group_id for r in state.records)
+    state.records.extend(r for r in ordered if not isinstance(r, GroupMetadataRecord))
+    state.group_ids = dict.fromkeys(r.group_id for r in state.records if not isinstance(r, TransactionMarker))
     return state
+
+
+def _ordered(content: PartitionContent, time: TimeBase, state: DecodedPartition) -> list[CoordinatorRecord]:
+    """The offsets written while transactions were open and those transactions' records, in log order."""
+    latest = content.latest
+    entries: list[tuple[int, int, int, bytes, bytes | None]] = [
+        (offset, -1, -1, key, latest.get(key)) for key, offset in content.written_at.items()
+    ]
+    entries.extend(content.open_txns())
+    entries.sort(key=lambda e: e[0])
+    out: list[CoordinatorRecord] = []
+    for _offset, pid, epoch, key, value in entries:
+        if value is None:
+            continue
+        record = _decode_logged(key, value, time, state)
+        if record is None:
+            continue
+        if pid >= 0 and isinstance(record, OffsetCommitRecord):
+            out.append(TxnOffsetCommitRecord(record.group_id, record.partition, record.offset, pid, epoch))
+        else:
+            out.append(record)
+    return out
+
+
+def _decode_logged(
+    raw_key: bytes, raw_value: bytes, time: TimeBase, state: DecodedPartition
+) -> CoordinatorRecord | None:
+    try:
+        record = _decode(raw_key, raw_value, time)
+    except RecordFormatError as exc:
+        state.skipped += 1
+        log.warning("offsets.undecodable_record", key=raw_key.hex(), error=str(exc))
+        return None
+    if record is None:
+        state.skipped += 1
+    return record
 
 
 def _decode(raw_key: bytes, raw_value: bytes, time: TimeBase) -> CoordinatorRecord | None:

@@ -13,6 +13,8 @@ from kafkito.broker.coordinator.records import (
     GroupMetadataRecord,
     OffsetCommitRecord,
     OffsetTombstone,
+    TransactionMarker,
+    TxnOffsetCommitRecord,
 )
 from kafkito.broker.coordinator.results import OffsetAndMetadata
 from kafkito.broker.log.errors import LogError
@@ -33,6 +35,7 @@ from kafkito.purgatory import Clock
 
 if TYPE_CHECKING:
     from kafkito.broker.log.manager import LogManager
+    from kafkito.broker.log.partition_log import PartitionLog
 
 log = structlog.get_logger("kafkito.offsets")
 
@@ -105,7 +108,7 @@ def offset_value(offset: OffsetAndMetadata, time: TimeBase) -> OffsetValue:
 
 def encode_record(record: CoordinatorRecord, time: TimeBase) -> tuple[bytes, bytes | None]:
     """(key, value) bytes of one record in Kafka's formats; value None for a tombstone."""
-    if isinstance(record, OffsetCommitRecord):
+    if isinstance(record, (OffsetCommitRecord, TxnOffsetCommitRecord)):
         tp = record.partition
         key = encode_offset_key(record.group_id, tp.topic, tp.partition)
         return key, encode_offset_value(offset_value(record.offset, time))
@@ -113,6 +116,8 @@ def encode_record(record: CoordinatorRecord, time: TimeBase) -> tuple[bytes, byt
         return encode_offset_key(record.group_id, record.partition.topic, record.partition.partition), None
     if isinstance(record, GroupMetadataRecord):
         return encode_group_key(record.group_id), encode_group_value(group_value(record, time))
+    if isinstance(record, TransactionMarker):
+        raise RecordFormatError("a transaction marker is a control batch, written by append_marker")
     return encode_group_key(record.group_id), None
 
 
@@ -160,7 +165,11 @@ class LogRecordSink:
             log.warning("offsets.record_unencodable", group=group_id, error=str(exc))
             done(ErrorCode.MESSAGE_TOO_LARGE)
             return
-        done(self._append(group_id, encoded))
+        first = records[0] if records else None
+        producer = None
+        if isinstance(first, TxnOffsetCommitRecord):
+            producer = (first.producer_id, first.producer_epoch)
+        done(self._append(group_id, encoded, producer))
 
     def _surely_too_large(self, group_id: str, records: Sequence[CoordinatorRecord]) -> bool:
         """Whether the batch cannot fit the partition's max.message.bytes, known before encoding.
@@ -183,11 +192,17 @@ class LogRecordSink:
 
     # -- the log ------------------------------------------------------------------------------
 
-    def _append(self, group_id: str, records: Sequence[tuple[bytes, bytes | None]]) -> ErrorCode:
+    def _append(
+        self,
+        group_id: str,
+        records: Sequence[tuple[bytes, bytes | None]],
+        producer: tuple[int, int] | None = None,
+    ) -> ErrorCode:
         partition = self.partition_for(group_id)
         try:
             plog = self._logs.get_log(OFFSETS_TOPIC, partition)
-            plog.append(build_batch(records, self.time.wall_ms()))
+            batch_producer = None if producer is None else (*producer, _next_sequence(plog, *producer))
+            plog.append(build_batch(records, self.time.wall_ms(), batch_producer))
         except LogError as exc:
             log.warning("offsets.append_failed", group=group_id, partition=partition, error=exc.code.name)
             return exc.code
@@ -196,3 +211,33 @@ class LogRecordSink:
             return ErrorCode.KAFKA_STORAGE_ERROR
         self.appends += 1
         return ErrorCode.NONE
+
+    def append_marker(self, marker: TransactionMarker, done: AppendCallback) -> None:
+        """The producer's COMMIT or ABORT control batch on the marker's partition."""
+        partition = marker.offsets_partition
+        try:
+            plog = self._logs.get_log(OFFSETS_TOPIC, partition)
+            plog.append_marker(marker.producer_id, marker.producer_epoch, marker.commit)
+        except LogError as exc:
+            log.warning("offsets.marker_failed", partition=partition, error=exc.code.name)
+            done(exc.code)
+            return
+        except OSError as exc:
+            log.error("offsets.marker_io_error", partition=partition, error=str(exc))
+            done(ErrorCode.KAFKA_STORAGE_ERROR)
+            return
+        self.appends += 1
+        done(ErrorCode.NONE)
+
+
+def _next_sequence(plog: PartitionLog, producer_id: int, producer_epoch: int) -> int:
+    """The base sequence of the producer's next batch on this partition.
+
+    Kafka's coordinator appends with sequence checks off; this log checks every producer batch, so
+    the coordinator continues the sequence the partition already holds for that producer and epoch
+    (0 when it holds none): consecutive TxnOffsetCommits are never taken for retries.
+    """
+    entry = plog.producers.entry(producer_id)
+    if entry is None or entry.epoch != producer_epoch or entry.last_seq < 0:
+        return 0
+    return (entry.last_seq + 1) & 0x7FFFFFFF

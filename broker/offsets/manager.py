@@ -10,7 +10,7 @@ import structlog
 
 from kafkito.broker.config import default
 from kafkito.broker.coordinator.offset_expiry import expired_offsets
-from kafkito.broker.offsets.loader import decode_records, read_latest
+from kafkito.broker.offsets.loader import decode_records, read_partition
 from kafkito.broker.offsets.log_sink import OFFSETS_TOPIC, LogRecordSink, TimeBase
 from kafkito.purgatory import Clock
 
@@ -156,8 +156,8 @@ class OffsetsManager:
         started = self.clock.now_ms()
         budget = max(self.config.load_chunk_records, 1)
         plog = self.logs.get_log(OFFSETS_TOPIC, partition)
-        latest = yield from read_latest(plog, budget)
-        state = yield from decode_records(latest, self.time, budget)
+        content = yield from read_partition(plog, budget)
+        state = yield from decode_records(content, self.time, budget)
         # The same replay as at run time: the coordinator's state is what the records say.
         step = max(budget // 10, 1)
         for i, record in enumerate(state.records, 1):
@@ -168,7 +168,7 @@ class OffsetsManager:
         groups = len(state.group_ids)
         self.sink.loading.discard(partition)
         yield  # one partition per step at least: its groups are served before the next one loads
-        if latest:
+        if content.latest:
             log.info(
                 "offsets.partition_loaded",
                 partition=partition,

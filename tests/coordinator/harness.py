@@ -21,6 +21,7 @@ from kafkito.broker.coordinator import (
     SyncGroupRequest,
     SyncGroupResult,
     TopicPartition,
+    TxnOffsetCommitRequest,
 )
 from kafkito.protocol.errors import ErrorCode
 from kafkito.purgatory import ManualClock, Timer
@@ -190,6 +191,36 @@ class Harness:
         }
         request = OffsetCommitRequest(group, member_id, instance, generation, full)
         self.coordinator.commit_offsets(request, reply)
+        return reply
+
+    def txn_commit(
+        self,
+        group: str,
+        offsets: Mapping[TopicPartition, int | OffsetAndMetadata],
+        *,
+        producer_id: int = 1000,
+        producer_epoch: int = 0,
+        member_id: str = "",
+        generation: int = -1,
+        instance: str | None = None,
+    ) -> Reply[dict[TopicPartition, ErrorCode]]:
+        """TxnOffsetCommit in the transaction of `producer_id`."""
+        reply: Reply[dict[TopicPartition, ErrorCode]] = Reply(f"txn commit {group}")
+        full = {
+            tp: o if isinstance(o, OffsetAndMetadata) else OffsetAndMetadata(o) for tp, o in offsets.items()
+        }
+        request = TxnOffsetCommitRequest(
+            group, f"txn-{producer_id}", producer_id, producer_epoch, member_id, generation, instance, full
+        )
+        self.coordinator.commit_transactional_offsets(request, reply)
+        return reply
+
+    def end_txn(
+        self, producer_id: int = 1000, commit: bool = True, *, partition: int = 0, producer_epoch: int = 0
+    ) -> Reply[ErrorCode]:
+        """The transaction coordinator's marker for `producer_id` on one `__consumer_offsets` partition."""
+        reply: Reply[ErrorCode] = Reply(f"end txn {producer_id}")
+        self.coordinator.complete_transaction(partition, producer_id, producer_epoch, commit, reply)
         return reply
 
     # -- set-ups ----------------------------------------------------------------------------------

@@ -131,30 +131,30 @@ def test_transactional_offsets_apply_only_at_a_commit_marker(tmp_path: Path) -> 
     o = OffsetsHarness(tmp_path, partitions=1)
     plog = o.logs.get_log(OFFSETS_TOPIC, 0)
 
-    def txn_batch(
-        records: list[tuple[bytes, bytes | None]], pid: int, seq: int, control: bool = False
-    ) -> bytes:
+    def txn_batch(records: list[tuple[bytes, bytes | None]], pid: int, seq: int) -> bytes:
         buf = build_batch(records, WALL_EPOCH)
-        struct.pack_into(">h", buf, 21, 0x30 if control else 0x10)  # transactional (+ control)
-        struct.pack_into(">qhi", buf, 43, pid, 0, -1 if control else seq)
+        struct.pack_into(">h", buf, 21, 0x10)  # transactional
+        struct.pack_into(">qhi", buf, 43, pid, 0, seq)
         struct.pack_into(">I", buf, 17, crc32c(bytes(buf[21:])))
         return bytes(buf)
 
     def commit_value(offset: int) -> bytes:
         return encode_offset_value(OffsetValue(offset, "", WALL_EPOCH))
 
-    marker = (struct.pack(">hh", 0, 1), struct.pack(">hi", 0, 0))
-    abort = (struct.pack(">hh", 0, 0), struct.pack(">hi", 0, 0))
     plog.append(txn_batch([(encode_offset_key("committed", "t", 0), commit_value(11))], 7, 0))
     plog.append(txn_batch([(encode_offset_key("aborted", "t", 0), commit_value(22))], 8, 0))
     plog.append(txn_batch([(encode_offset_key("open", "t", 0), commit_value(33))], 9, 0))
-    plog.append(txn_batch([marker], 7, 0, control=True))
-    plog.append(txn_batch([abort], 8, 0, control=True))
+    plog.append_marker(7, 0, True)
+    plog.append_marker(8, 0, False)
     r = o.restart()
     fetch = r.coordinator.fetch_offsets
     assert fetch("committed", [T0])[1][T0].offset == 11
     assert fetch("aborted", [T0])[1][T0].offset == -1
     assert fetch("open", [T0])[1][T0].offset == -1
+    # Still open at the end of the log: pending, for the transaction coordinator to complete.
+    assert fetch("open", [T0], require_stable=True)[1][T0].error is ErrorCode.UNSTABLE_OFFSET_COMMIT
+    pending = r.coordinator.pending_transactional_offsets("open")
+    assert {pid: {tp: o.offset for tp, o in p.items()} for pid, p in pending.items()} == {9: {T0: 33}}
 
 
 def test_unknown_and_undecodable_records_are_skipped(tmp_path: Path) -> None:

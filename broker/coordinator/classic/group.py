@@ -142,13 +142,15 @@ class ClassicGroup:
         return None
 
     def validate_offset_commit(
-        self, member_id: str, group_instance_id: str | None, generation_id: int
+        self, member_id: str, group_instance_id: str | None, generation_id: int, transactional: bool = False
     ) -> ErrorCode | None:
         """Kafka's validateOffsetCommit: who may commit to this group now (None: allowed).
 
         A member commits with its id and generation, in Stable and PreparingRebalance (its heartbeat
         then tells it about the rebalance), not while the assignment is being completed. Anyone else
         (generation -1, no member id: simple consumers, admin clients) commits to an Empty group only.
+        A transactional commit (TxnOffsetCommit) is checked only for what it names: before v3 it names
+        no member, and it is not held back by a rebalance.
         """
         if self.state is GroupState.DEAD:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE
@@ -156,9 +158,11 @@ class ClassicGroup:
             error = self.validate_member(member_id, group_instance_id)
             if error is None and generation_id != self.generation_id:
                 error = ErrorCode.ILLEGAL_GENERATION
-            if error is None and self.state is GroupState.COMPLETING_REBALANCE:
+            if error is None and not transactional and self.state is GroupState.COMPLETING_REBALANCE:
                 error = ErrorCode.REBALANCE_IN_PROGRESS
             return error
+        if transactional:
+            return None
         if self.state is not GroupState.EMPTY:
             return ErrorCode.UNKNOWN_MEMBER_ID  # only members commit to a non-empty group
         return None
