@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafkito.protocol import kafka_python  # noqa: F401  (kafka-python's codec without its client __init__)
-from kafkito.protocol.nullability import null_field, plan_for
+from kafkito.protocol.nullability import null_check
 from kafkito.protocol.primitives import WireFormatError, skip_tagged_fields
 
 _HEADER_FIXED = struct.Struct(">hhih")
@@ -182,8 +182,8 @@ def decode_request(frame: bytes, header: RequestHeader) -> Any:
         Exception
     ) as exc:  # kafka-python raises IndexError, ValueError, struct.error, UnicodeDecodeError...
         raise MalformedRequest(f"cannot decode {cls.__name__}: {exc.__class__.__name__}: {exc}") from exc
-    plan = plan_for(cls._struct, header.api_version)
-    if plan and (path := null_field(request, plan)) is not None:
+    check = null_check(cls, header.api_version)
+    if check is not None and (path := check(request)) is not None:
         raise MalformedRequest(f"{cls.__name__}: non-nullable field {path} was serialized as null")
     return request
 

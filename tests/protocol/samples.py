@@ -116,7 +116,7 @@ def null_paths(api_key: int, version: int) -> Iterator[str]:
 
 
 def _paths(plan: Any, prefix: str) -> Iterator[str]:
-    for name, nullable, child, items_checked in plan:
+    for name, nullable, child, items_checked, _ in plan:
         if not nullable:
             yield prefix + name
         if child is not None:

@@ -7,7 +7,15 @@ from typing import Any
 import pytest
 
 from kafkito.broker.handlers import supported_versions
-from kafkito.protocol.codec import MalformedRequest, decode_request, is_flexible, parse_request_header
+from kafkito.protocol.codec import (
+    REQUESTS,
+    MalformedRequest,
+    decode_request,
+    is_flexible,
+    parse_request_header,
+    request_class,
+)
+from kafkito.protocol.nullability import null_check
 from tests.protocol.samples import frame, null_paths, sample_request
 
 VERSIONS = [(key, v) for key, lo, hi in supported_versions() for v in range(lo, hi + 1)]
@@ -53,3 +61,33 @@ def test_a_null_record_set_is_allowed_but_a_null_topic_name_is_not() -> None:
     request.topic_data[0].name = None
     with pytest.raises(MalformedRequest, match=r"topic_data\[0\]\.name"):
         _decode(request, 0, 9)
+
+
+def test_the_path_names_the_element_that_is_null_not_the_first() -> None:
+    request = sample_request(19, 7)  # CreateTopics: topics[].configs[].name is required
+    request.topics.append(sample_request(19, 7).topics[0])  # equal to the first, not the same object
+    request.topics[1].configs.append(sample_request(19, 7).topics[0].configs[0])
+    _decode(request, 19, 7)
+    request.topics[1].configs[1].name = None
+    with pytest.raises(MalformedRequest, match=r"non-nullable field topics\[1\]\.configs\[1\]\.name "):
+        _decode(request, 19, 7)
+    groups = sample_request(15, 5)  # DescribeGroups: groups is a []string whose items are required
+    groups.groups = ["a", "b", None]
+    with pytest.raises(MalformedRequest, match=r"non-nullable field groups\[2\] "):
+        _decode(groups, 15, 5)
+
+
+def test_the_check_of_every_api_kafka_python_knows_finds_each_forbidden_null() -> None:
+    """Beyond the APIs served: every shape of schema (a nullable struct, like DescribeTopicPartitions'
+    cursor, too) compiles to a check that passes the sample and names each forbidden null."""
+    for key, messages in REQUESTS.items():
+        for version in range(messages.min_version, messages.max_version + 1):
+            check = null_check(request_class(key, version), version)
+            paths = list(null_paths(key, version))
+            assert (check is None) == (not paths)
+            if check is None:
+                continue
+            assert check(sample_request(key, version)) is None
+            for path in paths:
+                found = check(sample_request(key, version, null=path))
+                assert found is not None and found.replace("[0]", "") == path.replace("[0]", ""), (key, path)
