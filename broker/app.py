@@ -22,6 +22,9 @@ from kafkito.broker.offsets.cleaning import BackgroundCleaner
 from kafkito.broker.producer_ids import ProducerIdManager
 from kafkito.broker.services import BrokerConfigs, Cluster, Fetches, Services, Topics
 from kafkito.broker.shutdown import StopSignals, StopSteps, close_logs
+from kafkito.broker.transactions import TransactionConfig, TransactionCoordinator
+from kafkito.broker.transactions.manager import TransactionsManager
+from kafkito.broker.transactions.marker_writer import BrokerMarkerWriter
 from kafkito.purgatory import MonotonicClock, Purgatory, Timer
 
 log = structlog.get_logger("kafkito.broker")
@@ -57,6 +60,8 @@ class Broker:
         self.services: Services  # what handlers see; built by start() once the logs are open
         self.context_type: type[RequestContext]  # dispatch's per-request context, bound to the services
         self.offsets: OffsetsManager
+        self.transactions: TransactionCoordinator | None = None
+        self.transactions_log: TransactionsManager
         self._cleaner: BackgroundCleaner | None = None
         self.cluster_id = config.cluster_id or ""
         self._periodic: dict[str, asyncio.TimerHandle] = {}
@@ -108,7 +113,19 @@ class Broker:
             configs=BrokerConfigs(self.config, logs),
             producer_ids=self.producer_ids,
             groups=self.coordinator,
+            transactions=self._start_transactions(logs),
         )
+
+    def _start_transactions(self, logs: LogManager) -> TransactionCoordinator:
+        """The transaction coordinator over `__transaction_state` (loaded later, by start())."""
+        config = TransactionConfig.from_config(self.config)
+        segment_bytes = self.config.transaction_state_log_segment_bytes
+        self.transactions_log = TransactionsManager(logs, config, segment_bytes, self.clock, wall_clock_ms)
+        markers = BrokerMarkerWriter(logs.get_log, self.coordinator)
+        self.transactions = TransactionCoordinator(
+            config, self.clock, self.timer, markers, self.producer_ids, self.transactions_log.sink
+        )
+        return self.transactions
 
     def every(self, name: str, interval_ms: int, work: Callable[[], object]) -> None:
         """Run `work` every `interval_ms` on the loop until the broker stops (periodic housekeeping)."""
@@ -133,13 +150,14 @@ class Broker:
         self._logs = LogManager(self.config.data_dir, self.config.explicit_properties())
         self.producer_ids = ProducerIdManager(self.config.data_dir)
         self._logs.on_append.append(self.fetches.wake)
+        self.timer.attach_loop(loop)
         self.services = self._build_services(self._logs)
         self.context_type = RequestContext.bind(self.services)
-        self.timer.attach_loop(loop)
         offsets_config = OffsetsConfig.from_broker(self.config)
         self.offsets = OffsetsManager(self._logs, offsets_config, self.clock, wall_clock_ms)
         self.coordinator.sink = self.offsets.sink
         self.offsets.load(self.coordinator, loop.call_soon)
+        self.transactions_log.load(self.services.transactions, loop.call_soon)
         self.every("offsets-expiry", offsets_config.retention_check_interval_ms, self.offsets.expire)
         self.every("log-retention", self.config.log_retention_check_interval_ms, self._logs.enforce_retention)
         # Compaction plans off the loop (seconds on a big segment), __consumer_offsets first.
@@ -184,6 +202,9 @@ class Broker:
                 steps.run("log cleaner", self._cleaner.stop)
             if self._logs is not None:
                 steps.run("offsets load", self.offsets.stop_loading)
+                steps.run("transactions load", self.transactions_log.stop_loading)
+            if self.transactions is not None:
+                steps.run("transaction coordinator", self.transactions.shutdown)
             steps.run("timer", self.timer.close)
             if self._logs is not None:
                 # Closing fsyncs every partition: off the loop, so that a second signal is still heard.

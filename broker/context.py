@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from kafkito.broker.coordinator import GroupCoordinator
     from kafkito.broker.producer_ids import ProducerIdManager
     from kafkito.broker.services import BrokerConfigs, Cluster, Fetches, Services, Topics
+    from kafkito.broker.transactions import TransactionCoordinator
 
 
 @dataclass(slots=True)
@@ -32,6 +33,7 @@ class RequestContext:
     configs: ClassVar[BrokerConfigs]
     producer_ids: ClassVar[ProducerIdManager]
     groups: ClassVar[GroupCoordinator]
+    transactions: ClassVar[TransactionCoordinator]
 
     @staticmethod
     def bind(services: Services) -> type[RequestContext]:

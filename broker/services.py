@@ -1,7 +1,8 @@
 """The narrow services a request handler sees, built once by the Broker (never per request).
 
 A handler reaches the broker only through these: the cluster's identity, the topics and their
-partition logs, parked fetches, the broker's configuration, producer ids and the group coordinator.
+partition logs, parked fetches, the broker's configuration, producer ids, the group coordinator
+and the transaction coordinator.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from kafkito.broker.log.config import ConfigEntry
 from kafkito.broker.log.manager import LogManager, TopicInfo
 from kafkito.broker.log.partition_log import PartitionLog
 from kafkito.broker.producer_ids import ProducerIdManager
+from kafkito.broker.transactions import TransactionCoordinator
 from kafkito.purgatory import Purgatory
 
 log = structlog.get_logger("kafkito.broker")
@@ -166,3 +168,4 @@ class Services:
     configs: BrokerConfigs
     producer_ids: ProducerIdManager
     groups: GroupCoordinator
+    transactions: TransactionCoordinator

@@ -6,6 +6,7 @@ import importlib
 from typing import cast
 
 from kafkito.broker.handlers.registry import Handler
+from kafkito.broker.transactions import switch
 
 # One module per API, named after it (see DEVELOPERS.md, "Handler contract").
 _NAMES = (
@@ -37,9 +38,12 @@ _NAMES = (
     "sync_group",
 )
 
+# The transaction APIs join once transactions work end to end (see broker/transactions/switch.py).
+_ENABLED = _NAMES + (switch.TRANSACTION_HANDLERS if switch.ENABLED else ())
+
 HANDLERS: dict[int, Handler] = {
     h.API_KEY: h
-    for h in (cast(Handler, importlib.import_module(f"kafkito.broker.handlers.{n}")) for n in _NAMES)
+    for h in (cast(Handler, importlib.import_module(f"kafkito.broker.handlers.{n}")) for n in _ENABLED)
 }
 
 

@@ -1,4 +1,4 @@
-"""FindCoordinator (10): this broker coordinates every group (and answers for transactional ids too).
+"""FindCoordinator (10): this broker coordinates every group and every transactional id.
 
 v1 adds key_type (0 group, 1 transaction), throttle time and error message; v2 no change; v3 flexible;
 v4 batches keys (coordinator_keys -> coordinators, KIP-699); v5 and v6 no change on the wire.
@@ -28,8 +28,7 @@ class FindCoordinatorRequestBody(Protocol):
 
 def handle(ctx: RequestContext, request: FindCoordinatorRequestBody) -> Any:
     key_type = request.key_type if ctx.version >= 1 else GROUP_KEY_TYPE
-    # There is one broker: it is the coordinator for every group and every transactional id (whose
-    # InitProducerId then reports that transactions are not supported).
+    # There is one broker: it is the coordinator for every group and every transactional id.
     error = (
         ErrorCode.NONE if key_type in (GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE) else ErrorCode.INVALID_REQUEST
     )

@@ -1,8 +1,10 @@
 """Produce (0): append the producer's record batches to the partition logs, as sent.
 
 v3 transactional id + magic v2 only; v5 log start offset; v7 ZStandard; v8 record errors;
-v9 flexible; v10 current leader (tagged); v12 no change; v13 topic ids.
+v9 flexible; v10 current leader (tagged); v11 TRANSACTION_ABORTABLE; v12 no change; v13 topic ids.
 acks 0/1/-1 all mean "written to the log file" on a single broker; acks=0 gets no response.
+A transactional batch is appended only if its partition is in the producer's open transaction
+(the coordinator's verification, KIP-890 part 1), else Kafka's error for the version.
 """
 
 from __future__ import annotations
@@ -11,8 +13,12 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
+from kafkito.broker.coordinator.results import TopicPartition
 from kafkito.broker.handlers.metadata import INTERNAL_TOPICS
+from kafkito.broker.log.batch import HEADER_SIZE, parse_header
 from kafkito.broker.log.errors import LogError
+from kafkito.broker.transactions import switch
+from kafkito.broker.transactions.errors import abortable_or_invalid_state
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 0
@@ -53,6 +59,40 @@ def _partition_response(
     return out
 
 
+# Verification errors a producer should retry: older clients know them only as NOT_ENOUGH_REPLICAS.
+_RETRIABLE = frozenset(
+    {
+        ErrorCode.NOT_COORDINATOR,
+        ErrorCode.COORDINATOR_NOT_AVAILABLE,
+        ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+        ErrorCode.CONCURRENT_TRANSACTIONS,
+    }
+)
+
+
+def _verify(ctx: RequestContext, transactional_id: str, topic: str, p: PartitionData) -> ErrorCode | None:
+    """None if the records may be appended; else the error for this partition."""
+    if not switch.ENABLED:
+        return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+    records = p.records
+    if not records or len(records) < HEADER_SIZE:
+        return None  # the append judges it
+    header = parse_header(records)
+    if not header.is_transactional:
+        return None
+    tp = TopicPartition(topic, p.index)
+    found = ctx.transactions.verify_partitions(
+        transactional_id, header.producer_id, header.producer_epoch, (tp,)
+    )[tp]
+    if found is ErrorCode.NONE:
+        return None
+    if found is ErrorCode.PRODUCER_FENCED:
+        return ErrorCode.INVALID_PRODUCER_EPOCH
+    if found in _RETRIABLE:
+        return ErrorCode.NOT_ENOUGH_REPLICAS
+    return abortable_or_invalid_state(found, supports_abortable=ctx.version >= 11)
+
+
 def handle(ctx: RequestContext, request: ProduceRequest) -> Any:
     get_log = ctx.topics.get_log
     acks = request.acks
@@ -72,14 +112,10 @@ def handle(ctx: RequestContext, request: ProduceRequest) -> Any:
                 )
                 continue
             if request.transactional_id is not None:
-                parts.append(
-                    _partition_response(
-                        p.index,
-                        ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-                        "no transactions",
-                    )
-                )
-                continue
+                refused = _verify(ctx, request.transactional_id, name, p)
+                if refused is not None:
+                    parts.append(_partition_response(p.index, refused))
+                    continue
             try:
                 plog = get_log(name, p.index)
                 info = plog.append(p.records or b"")

@@ -6,10 +6,10 @@ request decides), `coordinator` (the object handlers will call), `runtime` (shar
 replay), `markers` (COMMIT/ABORT markers, then Complete*), `expiry` (timeouts, id expiration),
 `queries` (Describe/ListTransactions), `ports` (sink, marker writer, producer ids), `errors`.
 
-Not wired into the broker yet. The shell still to build: a `TxnRecordSink` over the
-`__transaction_state` log (encode with `codec`, wall-clock times via `codec.convert_times`, load by
-`coordinator.load`), a `MarkerWriter` appending control batches to the data partitions, and the
-API handlers (which map errors per version with `errors.for_version`).
+The broker's shell: `log_sink` (the `TxnRecordSink` over `__transaction_state`, created on first
+write), `manager` (reloading that topic on start, in chunks), `marker_writer` (WriteTxnMarkers
+inside the broker: data partitions and `__consumer_offsets`) and `switch` (whether the transaction
+APIs are served). The API handlers map errors per version with `errors.for_version`.
 """
 
 from kafkito.broker.transactions.config import TransactionConfig

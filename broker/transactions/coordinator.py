@@ -89,6 +89,10 @@ class TransactionCoordinator:
     def transactions(self) -> Mapping[str, TransactionMetadata]:
         return self._rt.transactions
 
+    def now_ms(self) -> int:
+        """The coordinator's clock (the time base of the metadata's timestamps)."""
+        return self._rt.now_ms()
+
     def replay(self, record: TxnLogRecord) -> None:
         self._rt.replay(record)
 

@@ -1,0 +1,42 @@
+"""DescribeTransactions (65): state, producer, timeout, start time and partitions of transactional ids.
+
+v0 only (flexible). The start time is wall-clock milliseconds (-1 when no transaction is open).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from kafkito.broker.context import RequestContext
+from kafkito.broker.log.partition_log import wall_clock_ms
+
+API_KEY = 65
+VERSIONS = (0, 0)
+
+
+class DescribeTransactionsRequestBody(Protocol):
+    """The fields of kafka-python's DescribeTransactionsRequest this handler reads."""
+
+    transactional_ids: Sequence[str]
+
+
+def handle(ctx: RequestContext, request: DescribeTransactionsRequestBody) -> Any:
+    txns = ctx.transactions
+    offset = wall_clock_ms() - txns.now_ms()  # coordinator clock -> wall clock
+    states = []
+    for txn_id in request.transactional_ids:
+        d = txns.describe(txn_id)
+        states.append(
+            dict(
+                error_code=d.error,
+                transactional_id=d.transactional_id,
+                transaction_state=d.state,
+                transaction_timeout_ms=d.timeout_ms,
+                transaction_start_time_ms=d.start_ms + offset if d.start_ms >= 0 else -1,
+                producer_id=d.producer_id,
+                producer_epoch=d.producer_epoch,
+                topics=[dict(topic=topic, partitions=list(parts)) for topic, parts in d.topics],
+            )
+        )
+    return ctx.response(throttle_time_ms=0, transaction_states=states)
