@@ -1,4 +1,8 @@
-"""Reading a Fetch's partitions from the logs, and DelayedFetch: a fetch parked until min_bytes or timeout."""
+"""Reading a Fetch's partitions from the logs, and DelayedFetch: a fetch parked until min_bytes or timeout.
+
+read_uncommitted reads up to the high watermark; read_committed (isolation level 1) up to the last
+stable offset, with the aborted transactions overlapping what it returns.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,14 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from kafkito.broker.log.batch import iter_headers
 from kafkito.broker.log.errors import LogError, OffsetOutOfRange
 from kafkito.broker.log.partition_log import PartitionLog
 from kafkito.protocol.errors import ErrorCode
 from kafkito.purgatory import DelayedOperation
+
+READ_UNCOMMITTED = 0
+READ_COMMITTED = 1
 
 
 class PartitionLogs(Protocol):
@@ -37,6 +45,8 @@ class PartitionData:
     high_watermark: int = -1
     log_start_offset: int = -1
     records: bytes = b""
+    last_stable_offset: int = -1
+    aborted: list[tuple[int, int]] | None = None  # (producer id, first offset); None for read_uncommitted
 
 
 @dataclass(slots=True)
@@ -46,7 +56,9 @@ class FetchResult:
     has_error: bool = False
 
 
-def read_partitions(logs: PartitionLogs, wanted: list[PartitionFetch], max_bytes: int) -> FetchResult:
+def read_partitions(
+    logs: PartitionLogs, wanted: list[PartitionFetch], max_bytes: int, isolation_level: int = READ_UNCOMMITTED
+) -> FetchResult:
     """Read the partitions in order within the partition and request byte limits.
 
     As in Kafka, the first batch of the first partition with data is returned whole even when it
@@ -55,41 +67,70 @@ def read_partitions(logs: PartitionLogs, wanted: list[PartitionFetch], max_bytes
     """
     result = FetchResult()
     budget = max_bytes
+    committed = isolation_level == READ_COMMITTED
     for p in wanted:
         if p.error:
             result.partitions.append(PartitionData(p.error))
             result.has_error = True
             continue
         try:
-            plog = logs.get_log(p.topic, p.partition)
-            hw = plog.high_watermark
-            start = plog.log_start_offset
-            if not start <= p.fetch_offset <= hw:
-                raise OffsetOutOfRange(f"offset {p.fetch_offset} is outside [{start}, {hw}]")
-            limit = min(p.max_bytes, budget)
-            records = b""
-            if p.fetch_offset < hw and (limit > 0 or not result.total_bytes):
-                records = plog.read(p.fetch_offset, limit)
-                if len(records) > limit and result.total_bytes:
-                    records = b""  # only the first partition with data may exceed the limits
+            data = _read_partition(
+                logs.get_log(p.topic, p.partition), p, budget, result.total_bytes, committed
+            )
         except LogError as exc:
             result.partitions.append(PartitionData(exc.code))
             result.has_error = True
             continue
-        result.partitions.append(PartitionData(ErrorCode.NONE, hw, start, records))
-        result.total_bytes += len(records)
-        budget -= len(records)
+        result.partitions.append(data)
+        result.total_bytes += len(data.records)
+        budget -= len(data.records)
     return result
 
 
-def has_new_data(logs: PartitionLogs, wanted: list[PartitionFetch]) -> bool:
+def _read_partition(
+    plog: PartitionLog, p: PartitionFetch, budget: int, so_far: int, committed: bool
+) -> PartitionData:
+    hw = plog.high_watermark
+    start = plog.log_start_offset
+    lso = plog.last_stable_offset
+    if not start <= p.fetch_offset <= hw:
+        raise OffsetOutOfRange(f"offset {p.fetch_offset} is outside [{start}, {hw}]")
+    limit = min(p.max_bytes, budget)
+    upper = lso if committed else hw
+    records = b""
+    if p.fetch_offset < upper and (limit > 0 or not so_far):
+        records = plog.read(p.fetch_offset, limit, lso if committed else None)
+        if len(records) > limit and so_far:
+            records = b""  # only the first partition with data may exceed the limits
+    aborted = _aborted(plog, p.fetch_offset, records) if committed else None
+    return PartitionData(ErrorCode.NONE, hw, start, records, lso, aborted)
+
+
+def _aborted(plog: PartitionLog, fetch_offset: int, records: bytes) -> list[tuple[int, int]]:
+    """The aborted transactions overlapping the batches read (none when nothing was read)."""
+    if not records or not plog.aborted_transactions(fetch_offset, plog.last_stable_offset):
+        return []
+    end = fetch_offset
+    for _, header in iter_headers(records):
+        end = header.next_offset
+    return plog.aborted_transactions(fetch_offset, end)
+
+
+def has_new_data(
+    logs: PartitionLogs, wanted: list[PartitionFetch], isolation_level: int = READ_UNCOMMITTED
+) -> bool:
+    """Whether a parked fetch may have something new: data below its bound (the high watermark, or
+    the last stable offset for read_committed), or an error to answer."""
+    committed = isolation_level == READ_COMMITTED
     for p in wanted:
         try:
             plog = logs.get_log(p.topic, p.partition)
         except LogError:
             return True  # deleted meanwhile: answer with the error now
         end = plog.log_end_offset
-        if p.fetch_offset < plog.log_start_offset or p.fetch_offset > end or end > p.fetch_offset:
+        if p.fetch_offset < plog.log_start_offset or p.fetch_offset > end:
+            return True
+        if (plog.last_stable_offset if committed else end) > p.fetch_offset:
             return True
     return False
 
@@ -97,7 +138,7 @@ def has_new_data(logs: PartitionLogs, wanted: list[PartitionFetch]) -> bool:
 class DelayedFetch(DelayedOperation):
     """Completes when min_bytes are readable (woken by appends to a watched partition) or at max_wait."""
 
-    __slots__ = ("_done", "_logs", "_max_bytes", "_min_bytes", "_ready", "_wanted")
+    __slots__ = ("_done", "_isolation_level", "_logs", "_max_bytes", "_min_bytes", "_ready", "_wanted")
 
     def __init__(
         self,
@@ -107,8 +148,10 @@ class DelayedFetch(DelayedOperation):
         min_bytes: int,
         max_bytes: int,
         done: asyncio.Future[FetchResult],
+        isolation_level: int = READ_UNCOMMITTED,
     ) -> None:
         super().__init__(delay_ms)
+        self._isolation_level = isolation_level
         self._logs = logs
         self._wanted = wanted
         self._min_bytes = min_bytes
@@ -117,16 +160,18 @@ class DelayedFetch(DelayedOperation):
         self._ready: FetchResult | None = None
 
     def try_complete(self) -> bool:
-        if not has_new_data(self._logs, self._wanted):
+        if not has_new_data(self._logs, self._wanted, self._isolation_level):
             return False
-        result = read_partitions(self._logs, self._wanted, self._max_bytes)
+        result = read_partitions(self._logs, self._wanted, self._max_bytes, self._isolation_level)
         if result.total_bytes >= self._min_bytes or result.has_error:
             self._ready = result
             return self.force_complete()
         return False
 
     def on_complete(self) -> None:
-        result = self._ready or read_partitions(self._logs, self._wanted, self._max_bytes)
+        result = self._ready or read_partitions(
+            self._logs, self._wanted, self._max_bytes, self._isolation_level
+        )
         if not self._done.done():
             self._done.set_result(result)
 

@@ -1,6 +1,7 @@
 """Fetch (1): record batches spliced from the partition logs; waits in the purgatory for min_bytes.
 
-v4 isolation level + last stable offset; v5 log start offset; v7 sessions (KIP-227: we answer every
+v4 isolation level + last stable offset (read_committed reads up to it and gets the aborted
+transactions overlapping what it reads); v5 log start offset; v7 sessions (KIP-227: we answer every
 fetch as a full, sessionless one: session id 0); v9 current leader epoch; v11 rack id;
 v12 flexible; v13 topic ids; v15 replica state; v16 node endpoints.
 The response is struct-encoded (broker/fetch_response.py): it carries nearly every byte we send.
@@ -15,7 +16,14 @@ from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.fetch_response import PartitionAnswer, TopicAnswer, encode_fetch_response
-from kafkito.broker.fetch_wait import DelayedFetch, FetchResult, PartitionFetch, read_partitions
+from kafkito.broker.fetch_wait import (
+    READ_COMMITTED,
+    READ_UNCOMMITTED,
+    DelayedFetch,
+    FetchResult,
+    PartitionFetch,
+    read_partitions,
+)
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 1
@@ -42,6 +50,7 @@ class FetchRequest(Protocol):
     max_wait_ms: int
     min_bytes: int
     max_bytes: int
+    isolation_level: int  # 0 read_uncommitted, 1 read_committed
     topics: Sequence[FetchTopic]
 
 
@@ -82,7 +91,15 @@ def _response(ctx: RequestContext, wanted: list[PartitionFetch], result: FetchRe
             parts = index[key] = []
             topics.append(TopicAnswer(p.topic, p.topic_id, parts))
         parts.append(
-            PartitionAnswer(p.partition, data.error, data.high_watermark, data.log_start_offset, data.records)
+            PartitionAnswer(
+                p.partition,
+                data.error,
+                data.high_watermark,
+                data.log_start_offset,
+                data.records,
+                data.last_stable_offset,
+                data.aborted,
+            )
         )
     return encode_fetch_response(ctx.version, 0, topics)
 
@@ -91,11 +108,12 @@ def handle(ctx: RequestContext, request: FetchRequest) -> Any:
     topics = ctx.topics
     wanted = _wanted(ctx, request)
     max_bytes = request.max_bytes if request.max_bytes > 0 else _UNBOUNDED
-    result = read_partitions(topics, wanted, max_bytes)
+    isolation = READ_COMMITTED if request.isolation_level == READ_COMMITTED else READ_UNCOMMITTED
+    result = read_partitions(topics, wanted, max_bytes, isolation)
     if request.max_wait_ms <= 0 or not wanted or result.has_error or result.total_bytes >= request.min_bytes:
         return _response(ctx, wanted, result)
     done: asyncio.Future[FetchResult] = asyncio.get_running_loop().create_future()
-    op = DelayedFetch(request.max_wait_ms, topics, wanted, request.min_bytes, max_bytes, done)
+    op = DelayedFetch(request.max_wait_ms, topics, wanted, request.min_bytes, max_bytes, done, isolation)
     ctx.fetches.park(op, {(p.topic, p.partition) for p in wanted})
     return _await_response(ctx, wanted, done)
 

@@ -1,6 +1,7 @@
 """ListOffsets (2): earliest (-2), latest (-1), max timestamp (-3) or the first offset at a timestamp.
 
-v1 one offset + timestamp; v2 isolation level; v4 leader epoch; v6 flexible; v7 max timestamp (KIP-734);
+v1 one offset + timestamp; v2 isolation level (read_committed: LATEST is the last stable offset,
+and a timestamp lookup finds only offsets below it); v4 leader epoch; v6 flexible; v7 max timestamp (KIP-734);
 v8 earliest local (-4) (the same as earliest here); v9 last tiered (-5); v10 timeout.
 """
 
@@ -35,10 +36,16 @@ class ListOffsetsTopic(Protocol):
 class ListOffsetsRequest(Protocol):
     """The fields of kafka-python's ListOffsetsRequest this handler reads."""
 
+    isolation_level: int  # from v2
     topics: Sequence[ListOffsetsTopic]
 
 
-def _lookup(ctx: RequestContext, topic: str, partition: int, timestamp: int) -> dict[str, Any]:
+READ_COMMITTED = 1
+
+
+def _lookup(
+    ctx: RequestContext, topic: str, partition: int, timestamp: int, committed: bool
+) -> dict[str, Any]:
     out: dict[str, Any] = dict(partition_index=partition, error_code=ErrorCode.NONE, timestamp=-1, offset=-1)
     out["leader_epoch"] = 0
     try:
@@ -46,8 +53,9 @@ def _lookup(ctx: RequestContext, topic: str, partition: int, timestamp: int) -> 
     except LogError as exc:
         out["error_code"] = exc.code
         return out
+    fetchable = plog.last_stable_offset if committed else plog.high_watermark
     if timestamp == LATEST:
-        out["offset"] = plog.high_watermark
+        out["offset"] = fetchable
     elif timestamp in (EARLIEST, EARLIEST_LOCAL):
         out["offset"] = plog.log_start_offset
     elif timestamp == MAX_TIMESTAMP and ctx.version >= 7:
@@ -58,16 +66,19 @@ def _lookup(ctx: RequestContext, topic: str, partition: int, timestamp: int) -> 
         out["error_code"] = ErrorCode.UNSUPPORTED_VERSION
     else:
         found = plog.offset_for_timestamp(timestamp)
-        if found is not None:
+        if found is not None and found.offset < fetchable:
             out["timestamp"], out["offset"] = found.timestamp, found.offset
     return out
 
 
 def handle(ctx: RequestContext, request: ListOffsetsRequest) -> Any:
+    committed = ctx.version >= 2 and request.isolation_level == READ_COMMITTED
     topics = [
         dict(
             name=t.name,
-            partitions=[_lookup(ctx, t.name, p.partition_index, p.timestamp) for p in t.partitions],
+            partitions=[
+                _lookup(ctx, t.name, p.partition_index, p.timestamp, committed) for p in t.partitions
+            ],
         )
         for t in request.topics
     ]

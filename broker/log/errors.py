@@ -74,3 +74,11 @@ class InvalidTopic(LogError):
 
 class KafkaStorageError(LogError):
     CODE = ErrorCode.KAFKA_STORAGE_ERROR
+
+
+class InvalidTxnState(LogError):
+    CODE = ErrorCode.INVALID_TXN_STATE
+
+
+class TransactionCoordinatorFenced(LogError):
+    CODE = ErrorCode.TRANSACTION_COORDINATOR_FENCED

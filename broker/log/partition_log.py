@@ -12,6 +12,7 @@ import structlog
 
 from kafkito.broker.log.append_checks import check_keys, check_timestamps
 from kafkito.broker.log.batch import (
+    CONTROL_MASK,
     BatchHeader,
     split_batches,
 )
@@ -24,12 +25,14 @@ from kafkito.broker.log.checkpoints import (
     write_offset,
 )
 from kafkito.broker.log.config import LogConfig
+from kafkito.broker.log.control import marker_batch
 from kafkito.broker.log.errors import (
+    InvalidRecord,
     OffsetOutOfRange,
     RecordListTooLarge,
     UnknownTopicOrPartition,
 )
-from kafkito.broker.log.producer_state import ProducerStateManager
+from kafkito.broker.log.producer_state import ProducerSnapshot, ProducerStateManager
 from kafkito.broker.log.reads import batch_headers, read_batches
 from kafkito.broker.log.recovery import SegmentLoader, read_recovery_point
 from kafkito.broker.log.retention import (
@@ -43,6 +46,8 @@ from kafkito.broker.log.segment import ScanError, Segment
 from kafkito.broker.log.stamp import stamp_batches
 from kafkito.broker.log.storage import LogDirHealth, fsync_dir, storage_guarded
 from kafkito.broker.log.timestamps import TimestampOffset, max_timestamp_offset, offset_for_timestamp
+from kafkito.broker.log.txn_index import AbortedTxn
+from kafkito.broker.log.txn_log import TxnLog
 
 if TYPE_CHECKING:
     from kafkito.broker.log.cleaner import CleanPlan
@@ -98,6 +103,7 @@ class PartitionLog:
         self._segments: list[Segment] = []
         self._segment_bases: list[int] = []
         self.producers = ProducerStateManager()
+        self._txns = TxnLog(self.directory, self.producers)
         self._log_start_offset = 0
         self._cleaner_offset = 0
         self._flushed_offset = 0
@@ -135,6 +141,7 @@ class PartitionLog:
         if not self._segments:
             self._segments.append(Segment.create(self.directory, 0, self.config.index_interval_bytes, now))
         self._segment_bases = [s.base_offset for s in self._segments]
+        self._txns.sync_files(self._segments)
         stored_start = self._read_offset(LOG_START_OFFSET_FILE)
         self._log_start_offset = min(max(stored_start, self._segments[0].base_offset), self.log_end_offset)
         self._flushed_offset = self.log_end_offset if clean else min(recovery_point, self.log_end_offset)
@@ -148,8 +155,8 @@ class PartitionLog:
             repairs=loader.repairs,
         )
 
-    def _replay_batch(self, header: BatchHeader) -> None:
-        self.producers.record(header, header.base_offset, header.max_timestamp)
+    def _replay_batch(self, segment: Segment, position: int, header: BatchHeader) -> None:
+        self._txns.replay(segment, position, header)
 
     def _read_offset(self, name: str) -> int:
         return read_offset(self.directory, name) or 0
@@ -173,7 +180,8 @@ class PartitionLog:
 
     @property
     def last_stable_offset(self) -> int:
-        return self.log_end_offset
+        """The first offset of the earliest open transaction, or the high watermark when none is."""
+        return self._txns.last_stable_offset(self._log_start_offset, self.log_end_offset)
 
     @property
     def size_bytes(self) -> int:
@@ -199,6 +207,8 @@ class PartitionLog:
         if not batches:
             return AppendInfo(-1, -1, -1, self._log_start_offset, 0)
         headers = [h for _, h in batches]
+        if any(h.attributes & CONTROL_MASK for h in headers):
+            raise InvalidRecord("clients may not write control batches")
         duplicate = self.producers.find_duplicate(headers)
         if duplicate is not None:
             self._log.debug("log.duplicate_batch", base_offset=duplicate.base_offset)
@@ -232,6 +242,47 @@ class PartitionLog:
         if self._on_append is not None:
             self._on_append()
         return AppendInfo(base, next_offset - 1, append_time, self._log_start_offset, next_offset - base)
+
+    @storage_guarded
+    def append_marker(
+        self, producer_id: int, producer_epoch: int, commit: bool, coordinator_epoch: int = 0
+    ) -> int:
+        """Write a COMMIT or ABORT control batch ending the producer's transaction; its offset.
+
+        Written even when the producer has no open transaction here, as Kafka does. Raises
+        INVALID_PRODUCER_EPOCH for a fenced producer epoch, TRANSACTION_COORDINATOR_FENCED for an
+        older coordinator epoch than the last marker's.
+        """
+        self._ensure_open()
+        self.producers.check_marker(producer_id, producer_epoch, coordinator_epoch)
+        now = self._time_ms()
+        buf = marker_batch(producer_id, producer_epoch, commit, coordinator_epoch, now)
+        offset = self.log_end_offset
+        append_time = now if self.config.log_append_time else -1
+        stored, _ = stamp_batches(buf, split_batches(buf), offset, self.leader_epoch, append_time)
+        header, _, timestamp = stored[0]
+        segment = self._maybe_roll(len(buf), timestamp, now)
+        segment.append(buf)
+        entry = self._txns.ended(header, offset, timestamp, commit, coordinator_epoch)
+        if entry is not None:
+            self._txns.appended(entry, segment)
+        self._log.debug("log.marker_written", offset=offset, producer_id=producer_id, commit=commit)
+        self._maybe_flush(now)
+        if self._on_append is not None:
+            self._on_append()
+        return offset
+
+    def aborted_transactions(self, start: int, end: int) -> list[tuple[int, int]]:
+        """(producer id, first offset) of every aborted transaction overlapping [start, end) (Fetch)."""
+        return [(e.producer_id, e.first_offset) for e in self._txns.aborted.overlapping(start, end)]
+
+    def aborted_entries(self, start: int, end: int) -> list[AbortedTxn]:
+        """The aborted-index entries overlapping [start, end), with their markers' offsets (cleaner)."""
+        return self._txns.aborted.overlapping(start, end)
+
+    def producer_snapshot(self) -> list[ProducerSnapshot]:
+        """Every producer this partition remembers, as DescribeProducers reports them."""
+        return self.producers.snapshot()
 
     def _maybe_roll(self, incoming_bytes: int, incoming_max_ts: int, now_ms: int) -> Segment:
         active = self._segments[-1]
@@ -389,6 +440,7 @@ class PartitionLog:
             segment.delete()
         self._segments = self._segments[len(doomed) :]
         self._segment_bases = [s.base_offset for s in self._segments]
+        self._txns.aborted.drop_below(self._segments[0].base_offset)
         if self._segments[0].base_offset > self._log_start_offset:
             self._log_start_offset = self._segments[0].base_offset
             self._write_log_start_offset()
@@ -421,10 +473,11 @@ class PartitionLog:
         if self._flushed_offset > self.log_end_offset:
             self._flushed_offset = self.log_end_offset
             write_offset(self.directory, RECOVERY_POINT_FILE, self._flushed_offset)
-        self.producers.clear()
+        self._txns.clear()
         for segment in self._segments:
-            for _, header in segment.batches():
-                self._replay_batch(header)
+            for position, header in segment.batches():
+                self._txns.replay(segment, position, header)
+        self._txns.sync_files(self._segments)
         self._log.info("log.truncated", log_end_offset=self.log_end_offset)
 
     # -- compaction ----------------------------------------------------------------------------

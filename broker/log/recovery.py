@@ -212,7 +212,7 @@ class SegmentLoader:
         recovery_point: int,
         gaps_allowed: bool,
         clean_shutdown: bool,
-        on_batch: Callable[[BatchHeader], None],
+        on_batch: Callable[[Segment, int, BatchHeader], None],
         logger: Any,
     ) -> None:
         self.directory = directory
@@ -234,7 +234,7 @@ class SegmentLoader:
             segment = Segment(path, base, self.index_interval_bytes, self.now_ms)
             order = _OffsetOrder(base, upper, contiguous=upper is None or not self.gaps_allowed)
             check_crc = upper is None or upper > self.recovery_point
-            problem = segment.rebuild(check_crc=check_crc, check=order, on_batch=self.on_batch)
+            problem = segment.rebuild(check_crc=check_crc, check=order, on_batch=self._replayer(segment))
             if problem is not None and not check_crc:
                 # Damage in a trusted segment makes all of it suspect (a repair cut short by a crash
                 # leaves one like that): its batches get their CRCs checked after all. Those
@@ -261,6 +261,10 @@ class SegmentLoader:
             )
             segments.append(self._empty_segment(self.recovery_point))
         return segments
+
+    def _replayer(self, segment: Segment) -> Callable[[int, BatchHeader], None]:
+        on_batch = self.on_batch
+        return lambda position, header: on_batch(segment, position, header)
 
     def _repair(
         self, segment: Segment, problem: ScanError, order: _OffsetOrder, queue: deque[tuple[int, Path]]

@@ -16,12 +16,13 @@ from kafkito.broker.log.batch import (
     parse_header,
 )
 from kafkito.broker.log.storage import StorageFailure
+from kafkito.broker.log.txn_index import TXN_INDEX_SUFFIX
 
 SUFFIX = ".log"
 _SCAN_BLOCK = 64 * 1024
 _LOOKUP_BLOCK = 16 * 1024
 
-BatchCallback = Callable[[BatchHeader], None]
+BatchCallback = Callable[[int, BatchHeader], None]  # (file position, header)
 BatchCheck = Callable[[BatchHeader], str | None]
 
 
@@ -193,7 +194,7 @@ class Segment:
                     return ScanError(pos, reason, header)
                 self._observe(pos, header)
                 if on_batch is not None:
-                    on_batch(header)
+                    on_batch(pos, header)
         except ScanError as e:
             return e
         return None
@@ -316,8 +317,10 @@ class Segment:
             self._fd = -1
 
     def delete(self) -> None:
+        """Close and remove the segment's file and the aborted-transactions index file beside it."""
         self.close()
         self.path.unlink(missing_ok=True)
+        self.path.with_suffix(TXN_INDEX_SUFFIX).unlink(missing_ok=True)
 
     def replace_with(self, path: Path, now_ms: int) -> Segment | None:
         """Swap the file at `path` (a compacted copy) in for this one's; the new segment, None if empty."""
