@@ -8,8 +8,7 @@ every free page, wherever it is. It costs a walk of the free lists, so it runs o
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
+import functools
 from collections.abc import Callable
 
 import structlog
@@ -21,12 +20,14 @@ log = structlog.get_logger("kafkito.server")
 TRIM_AFTER_BYTES = 16 * 1024 * 1024  # trim once this much request memory was freed since the last trim
 
 
-def _load_malloc_trim() -> Callable[[int], int] | None:
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return None
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, looked up on the first trim: ctypes costs start-up milliseconds."""
+    import ctypes
+
     try:
-        function = ctypes.CDLL(name).malloc_trim
+        # The process's own symbols include libc's: no library search (which would spawn ldconfig).
+        function = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):  # not glibc (musl, macOS): nothing to do
         return None
     function.argtypes = [ctypes.c_size_t]
@@ -35,13 +36,11 @@ def _load_malloc_trim() -> Callable[[int], int] | None:
     return trim
 
 
-_malloc_trim = _load_malloc_trim()
-
-
 def trim_after_burst(pool: MemoryPool) -> None:
     """Trim the heap if requests held TRIM_AFTER_BYTES more at their peak than now (run periodically)."""
     if pool.peak - pool.used >= TRIM_AFTER_BYTES:
         log.debug("heap.trim", peak=pool.peak, used=pool.used)
         pool.peak = pool.used
-        if _malloc_trim is not None:
-            _malloc_trim(0)
+        trim = _malloc_trim()
+        if trim is not None:
+            trim(0)

@@ -7,7 +7,7 @@ replays the newest checkpoint, then the log that follows it. When the log outgro
 is compacted (a new checkpoint, then an empty log after it), so a change costs O(1) amortised however
 many topics exist.
 
-A batch is one line: `<payload length, 8 hex> <CRC-32C of the payload, 8 hex> <JSON array>\n`. The
+A batch is one line: `<payload length, 8 hex> <CRC-32 of the payload, 8 hex> <JSON array>\n`. The
 records are TopicRecord, PartitionRecord, ConfigRecord and RemoveTopicRecord, as Kafka names them.
 A batch is applied whole or not at all: a torn or corrupt tail (a crash mid-write) is cut off on load.
 Appends are written at once (the page cache survives a process crash); `sync()` makes them durable and
@@ -21,6 +21,7 @@ import json
 import os
 import threading
 import uuid
+import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,7 +30,6 @@ from typing import Any
 import structlog
 
 from kafkito.broker.log.errors import KafkaStorageError
-from kafkito.protocol.primitives import crc32c
 
 log = structlog.get_logger("kafkito.metadata")
 
@@ -139,7 +139,7 @@ def collision_name(topic: str) -> str:
 
 def encode_batch(records: list[Record]) -> bytes:
     payload = json.dumps(records, separators=(",", ":"), sort_keys=True).encode()
-    return b"%08x %08x " % (len(payload), crc32c(payload)) + payload + b"\n"
+    return b"%08x %08x " % (len(payload), zlib.crc32(payload)) + payload + b"\n"
 
 
 def decode_batches(data: bytes) -> tuple[list[list[Record]], int]:
@@ -167,7 +167,7 @@ def _decode_one(data: bytes, pos: int) -> tuple[list[Record], int] | None:
     if end >= len(data) or data[end : end + 1] != b"\n":
         return None
     payload = data[start:end]
-    if crc32c(payload) != crc:
+    if zlib.crc32(payload) != crc:
         return None
     try:
         records = json.loads(payload)
