@@ -2,6 +2,12 @@
 
 Planning reads only closed segments and writes `.cleaned` files, so it may run off the event loop;
 `PartitionLog.install_cleaned` swaps them in and must run where appends and reads run.
+
+Transactions, as in Kafka: nothing at or above the last stable offset is cleaned (an open
+transaction's records wait for its marker), the records of aborted transactions are removed (and
+never hide an older committed value of their key), and control batches are kept. Kafka drops a
+marker once its transaction's records are gone and delete.retention.ms has passed; kafkito keeps
+every marker (a few bytes per transaction), which is always safe for readers.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from kafkito.broker.log.segment import Segment
 
 if TYPE_CHECKING:
     from kafkito.broker.log.partition_log import PartitionLog
+    from kafkito.broker.log.txn_index import AbortedTxn
 
 log = structlog.get_logger(__name__)
 
@@ -77,32 +84,54 @@ def plan_compaction(plog: PartitionLog, now_ms: int, *, force: bool = False) -> 
         return None
     if not force and dirty_ratio(cleanable, plog.cleaner_offset) < config.min_cleanable_dirty_ratio:
         return None
-    latest = _latest_offsets(cleanable)
+    aborted = _AbortedBatches(plog.aborted_entries(0, cleanable[-1].next_offset))
+    latest = _latest_offsets(cleanable, aborted)
     plan = CleanPlan(clean_offset=cleanable[-1].next_offset)
     horizon = now_ms - config.delete_retention_ms
     for segment in cleanable:
         target = segment.path.with_name(segment.path.name + CLEANED_SUFFIX)
-        _write_cleaned(segment, target, latest, horizon, plan)
+        _write_cleaned(segment, target, latest, horizon, plan, aborted)
         plan.replacements.append((segment, target))
     return plan
 
 
+class _AbortedBatches:
+    """Which transactional batches belong to an aborted transaction (the partition's aborted index)."""
+
+    def __init__(self, entries: list[AbortedTxn]) -> None:
+        self._ranges: dict[int, list[tuple[int, int]]] = {}
+        for e in entries:
+            self._ranges.setdefault(e.producer_id, []).append((e.first_offset, e.last_offset))
+
+    def __contains__(self, header: BatchHeader) -> bool:
+        if not header.is_transactional or header.is_control:
+            return False
+        ranges = self._ranges.get(header.producer_id, ())
+        return any(first <= header.base_offset <= last for first, last in ranges)
+
+
 def _cleanable(plog: PartitionLog, now_ms: int) -> list[Segment]:
-    """The closed segments from the start whose records are all older than min.compaction.lag.ms."""
+    """The closed segments from the start whose records are all older than min.compaction.lag.ms
+    and below the last stable offset."""
     lag = plog.config.min_compaction_lag_ms
+    stable = plog.last_stable_offset
     cleanable: list[Segment] = []
     for segment in plog.segments[:-1]:
         if lag > 0 and now_ms - segment.largest_timestamp < lag:
+            break
+        if segment.next_offset > stable:
             break
         cleanable.append(segment)
     return cleanable
 
 
-def _latest_offsets(segments: list[Segment]) -> dict[bytes, int]:
-    """The offset of each key's last record in `segments`."""
+def _latest_offsets(segments: list[Segment], aborted: _AbortedBatches) -> dict[bytes, int]:
+    """The offset of each key's last record in `segments`, aborted transactions' records left out."""
     latest: dict[bytes, int] = {}
     for segment in segments:
-        for _, _, records in _records(segment):
+        for header, _, records in _records(segment):
+            if header in aborted:
+                continue
             for record in records:
                 if record.key is not None:
                     latest[record.key] = record.offset
@@ -110,9 +139,15 @@ def _latest_offsets(segments: list[Segment]) -> dict[bytes, int]:
 
 
 def _write_cleaned(
-    segment: Segment, target: Path, latest: dict[bytes, int], horizon: int, plan: CleanPlan
+    segment: Segment,
+    target: Path,
+    latest: dict[bytes, int],
+    horizon: int,
+    plan: CleanPlan,
+    aborted: _AbortedBatches,
 ) -> None:
-    """Copy `segment` to `target` keeping each key's latest record and tombstones newer than `horizon`."""
+    """Copy `segment` to `target` keeping each key's latest record and tombstones newer than `horizon`,
+    every control batch, and nothing of an aborted transaction."""
     with open(target, "wb") as out:
         for header, raw, records in _records(segment):
             if header.is_control:
@@ -124,6 +159,8 @@ def _write_cleaned(
                 if (r.key is None or latest.get(r.key) == r.offset)
                 and not (r.value is None and r.timestamp < horizon)
             ]
+            if header in aborted:
+                keep = []
             plan.records_before += len(records)
             plan.records_after += len(keep)
             if len(keep) == len(records):
