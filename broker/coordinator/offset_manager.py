@@ -26,7 +26,7 @@ from kafkito.broker.coordinator.records import (
     TransactionMarker,
     TxnOffsetCommitRecord,
 )
-from kafkito.broker.coordinator.requests import OffsetCommitRequest
+from kafkito.broker.coordinator.requests import OffsetCommitRequest, TxnOffsetCommitRequest
 from kafkito.broker.coordinator.results import (
     NO_OFFSET,
     CommitCallback,
@@ -46,6 +46,30 @@ _NO_OFFSET_FETCHED = PartitionOffset(NO_OFFSET, "", -1, ErrorCode.NONE)
 _UNSTABLE = PartitionOffset(NO_OFFSET, "", -1, ErrorCode.UNSTABLE_OFFSET_COMMIT)
 
 
+def commit_target(
+    rt: Runtime, request: OffsetCommitRequest | TxnOffsetCommitRequest
+) -> ClassicGroup | ErrorCode:
+    """The group an OffsetCommit or TxnOffsetCommit writes to (created for a commit from outside any
+    group), or the error; the group type judges the member (`validate_offset_commit`)."""
+    error = rt.validate_group_status(request.group_id, allow_empty_id=True)
+    if error is not None:
+        return error
+    group_id = request.group_id
+    assert group_id is not None
+    group = rt.groups.get(group_id)
+    if group is None:
+        if request.generation_id >= 0:
+            # A member of a generation this coordinator never saw: reject.
+            return ErrorCode.ILLEGAL_GENERATION
+        # Not using Kafka for membership (simple consumer or admin client): allow the commit.
+        group = rt.get_or_create_group(group_id)
+    transactional = isinstance(request, TxnOffsetCommitRequest)
+    error = group.validate_offset_commit(
+        request.member_id, request.group_instance_id, request.generation_id, transactional=transactional
+    )
+    return group if error is None else error
+
+
 class OffsetManager:
     """The offsets of every group, kept on the groups themselves (`group.offsets`)."""
 
@@ -60,7 +84,7 @@ class OffsetManager:
     def commit(self, request: OffsetCommitRequest, callback: CommitCallback) -> None:
         """Validate the member and generation, then write the commits; answer once written."""
         send = self.rt.outbox.send
-        group = self._find(request)
+        group = commit_target(self.rt, request)
         if isinstance(group, ErrorCode):
             send(callback, dict.fromkeys(request.offsets, group))
             return
@@ -69,26 +93,6 @@ class OffsetManager:
             # A commit is a sign of life: the member's session starts again.
             self.liveness.complete_and_schedule_next_heartbeat(group, member)
         self._write_commits(group, request, callback)
-
-    def _find(self, request: OffsetCommitRequest) -> ClassicGroup | ErrorCode:
-        """The group to commit to (created for a commit from outside any group), or the error."""
-        rt = self.rt
-        error = rt.validate_group_status(request.group_id, allow_empty_id=True)
-        if error is not None:
-            return error
-        group_id = request.group_id
-        assert group_id is not None
-        group = rt.groups.get(group_id)
-        if group is None:
-            if request.generation_id >= 0:
-                # A member of a generation this coordinator never saw: reject.
-                return ErrorCode.ILLEGAL_GENERATION
-            # Not using Kafka for membership (simple consumer or admin client): allow the commit.
-            group = rt.get_or_create_group(group_id)
-        error = group.validate_offset_commit(
-            request.member_id, request.group_instance_id, request.generation_id
-        )
-        return group if error is None else error
 
     def _metadata_fits(self, offset: OffsetAndMetadata) -> bool:
         # Kafka compares String.length() (UTF-16 units); len() differs only for characters beyond the BMP.

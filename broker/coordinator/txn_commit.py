@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from kafkito.broker.coordinator.classic.group import ClassicGroup
 from kafkito.broker.coordinator.errors import offset_write_error
+from kafkito.broker.coordinator.offset_manager import commit_target
 from kafkito.broker.coordinator.records import (
     AppendCallback,
     CoordinatorResult,
@@ -44,7 +44,7 @@ class TransactionalCommits:
 
     def commit(self, request: TxnOffsetCommitRequest, callback: CommitCallback) -> None:
         send = self.rt.outbox.send
-        group = self._find(request)
+        group = commit_target(self.rt, request)
         if isinstance(group, ErrorCode):
             send(callback, dict.fromkeys(request.offsets, group))
             return
@@ -66,23 +66,6 @@ class TransactionalCommits:
             return
         respond = partial(self._written, records, list(request.offsets), callback)
         self.rt.write(CoordinatorResult(group.group_id, records, respond))
-
-    def _find(self, request: TxnOffsetCommitRequest) -> ClassicGroup | ErrorCode:
-        rt = self.rt
-        error = rt.validate_group_status(request.group_id, allow_empty_id=True)
-        if error is not None:
-            return error
-        group_id = request.group_id
-        assert group_id is not None
-        group = rt.groups.get(group_id)
-        if group is None:
-            if request.generation_id >= 0:
-                return ErrorCode.ILLEGAL_GENERATION
-            group = rt.get_or_create_group(group_id)
-        error = group.validate_offset_commit(
-            request.member_id, request.group_instance_id, request.generation_id, transactional=True
-        )
-        return group if error is None else error
 
     def _written(
         self,
