@@ -2,7 +2,8 @@
 
 Each history drives two classic groups (dynamic and static members, several protocols) and a
 membership-less group through joins, syncs, heartbeats, leaves, static restarts, session expiries
-(time jumps with members silent), offset commits, offset expiry and DeleteGroups, against a
+(time jumps with members silent), offset commits, transactional offset commits of two producers
+with their COMMIT and ABORT markers, offset expiry and DeleteGroups, against a
 coordinator that writes to a real `__consumer_offsets` log. The history ends with every client
 behaving until each group settles (Stable or Empty, nothing parked); then the broker restarts on the
 same directory and the reloaded coordinator is compared with the live one.
@@ -18,7 +19,8 @@ is compared is what the records hold, which is everything a client can observe a
   a group of offsets only has no record at all (its offsets age from their commit times);
 - per member: id, instance id, client id and host, session and rebalance timeouts, metadata of the
   chosen protocol (the record keeps only that one, as Kafka's does) and assignment;
-- per offset: offset, metadata, leader epoch, commit and expiry time (as wall time).
+- per offset: offset, metadata, leader epoch, commit and expiry time (as wall time);
+- per group and producer: the pending transactional offsets (a transaction may be open at restart).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ REBALANCE_MS = 8_000
 RETENTION_MS = 120_000
 GROUPS = ("g0", "g1")
 SIMPLE = "simple"
+PRODUCERS = (1, 2)
 PROTOCOLS = (
     (("range", subscription("a")), ("roundrobin", subscription("a"))),
     (("roundrobin", subscription("b")), ("range", subscription("b"))),
@@ -252,6 +255,12 @@ def view(o: OffsetsHarness) -> dict[str, Any]:
             members=members,
             offsets=offsets,
         )
+    for group_id in (*GROUPS, SIMPLE):
+        pending = o.coordinator.pending_transactional_offsets(group_id)
+        out[f"pending:{group_id}"] = {
+            pid: {tp: (om.offset, om.metadata, to_wall(om.commit_timestamp_ms)) for tp, om in p.items()}
+            for pid, p in pending.items()
+        }
     return out
 
 
@@ -269,6 +278,14 @@ actions = st.one_of(
     st.tuples(st.just("commit"), client_index, st.integers(0, 2), st.integers(0, 1_000)),
     st.tuples(st.just("commit_simple"), st.integers(0, 2), st.integers(0, 1_000)),
     st.tuples(st.just("advance"), st.sampled_from([0, 100, 1_000, 3_000, 7_000, 40_000])),
+    st.tuples(
+        st.just("txn_commit"),
+        st.sampled_from(PRODUCERS),
+        st.sampled_from([*GROUPS, SIMPLE]),
+        st.integers(0, 2),
+        st.integers(0, 1_000),
+    ),
+    st.tuples(st.just("end_txn"), st.sampled_from(PRODUCERS), st.booleans()),
     st.tuples(st.just("expire_offsets"), st.sampled_from([0, 130_000])),
     st.tuples(st.just("delete"), st.sampled_from([*GROUPS, SIMPLE])),
 )
@@ -279,6 +296,17 @@ histories = st.lists(st.lists(actions, min_size=1, max_size=10), max_size=5)
 
 def _commit_simple(world: World, partition: int, offset: int) -> None:
     world.o.h.commit(SIMPLE, {TopicPartition("s", partition): OffsetAndMetadata(offset)})
+
+
+def _txn_commit(world: World, producer_id: int, group: str, partition: int, offset: int) -> None:
+    tp = TopicPartition("t", partition)
+    world.o.h.txn_commit(group, {tp: OffsetAndMetadata(offset, f"x{offset}")}, producer_id=producer_id)
+
+
+def _end_txn(world: World, producer_id: int, commit: bool) -> None:
+    """The transaction coordinator's markers: one on every partition of the groups."""
+    for partition in sorted({world.o.partition_of(g) for g in (*GROUPS, SIMPLE)}):
+        world.o.h.end_txn(producer_id, commit, partition=partition)
 
 
 def _expire_offsets(world: World, ms: int) -> None:
@@ -293,6 +321,8 @@ def _change_protocols(world: World, c: Client) -> None:
 
 WORLD_ACTIONS: dict[str, Callable[..., None]] = {
     "commit_simple": _commit_simple,
+    "txn_commit": _txn_commit,
+    "end_txn": _end_txn,
     "advance": World.advance,
     "expire_offsets": _expire_offsets,
     "delete": lambda world, group: world.o.coordinator.delete_groups([group]),
