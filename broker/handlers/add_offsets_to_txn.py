@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.handlers.parked import Parked
-from kafkito.broker.transactions.errors import abortable_or_invalid_state, for_version
+from kafkito.broker.transactions.errors import for_version
 from kafkito.broker.transactions.requests import AddOffsetsRequest
 from kafkito.protocol.errors import ErrorCode
 
@@ -31,9 +31,7 @@ def handle(ctx: RequestContext, request: AddOffsetsToTxnRequestBody) -> Any:
     version = ctx.version
 
     def build(error: ErrorCode) -> Any:
-        error = for_version("AddOffsetsToTxn", version, error)
-        error = abortable_or_invalid_state(error, supports_abortable=version >= 4)
-        return ctx.response(throttle_time_ms=0, error_code=error)
+        return ctx.response(throttle_time_ms=0, error_code=for_version("AddOffsetsToTxn", version, error))
 
     parked: Parked[ErrorCode] = Parked(build)
     if not request.group_id:

@@ -15,7 +15,7 @@ from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator.results import TopicPartition
 from kafkito.broker.handlers.parked import Parked
 from kafkito.broker.log.errors import LogError
-from kafkito.broker.transactions.errors import abortable_or_invalid_state, for_version
+from kafkito.broker.transactions.errors import for_version
 from kafkito.broker.transactions.marker_writer import OFFSETS_TOPIC
 from kafkito.broker.transactions.requests import AddPartitionsRequest
 from kafkito.protocol.errors import ErrorCode
@@ -75,8 +75,7 @@ def _missing(ctx: RequestContext, partitions: frozenset[TopicPartition]) -> froz
 
 
 def _client_error(version: int, error: ErrorCode) -> ErrorCode:
-    error = for_version("AddPartitionsToTxn", version, error)
-    return abortable_or_invalid_state(error, supports_abortable=version >= 5)
+    return for_version("AddPartitionsToTxn", version, error)
 
 
 def _one(

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.handlers.parked import Parked
-from kafkito.broker.transactions.errors import abortable_or_invalid_state, for_version
+from kafkito.broker.transactions.errors import for_version
 from kafkito.broker.transactions.requests import EndTxnRequest
 from kafkito.protocol.errors import ErrorCode
 
@@ -35,7 +35,6 @@ def handle(ctx: RequestContext, request: EndTxnRequestBody) -> Any:
 
     def build(error: ErrorCode) -> Any:
         error = for_version("EndTxn", version, error)
-        error = abortable_or_invalid_state(error, supports_abortable=version >= 4)
         ok = error is ErrorCode.NONE
         return ctx.response(
             throttle_time_ms=0,

@@ -15,10 +15,10 @@ from typing import Any, Protocol
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator.results import TopicPartition
 from kafkito.broker.handlers.metadata import INTERNAL_TOPICS
-from kafkito.broker.log.batch import HEADER_SIZE, parse_header
+from kafkito.broker.log.batch import ATTRIBUTES_AT, HEADER_SIZE, TRANSACTIONAL_MASK, parse_header
 from kafkito.broker.log.errors import LogError
 from kafkito.broker.transactions import switch
-from kafkito.broker.transactions.errors import abortable_or_invalid_state
+from kafkito.broker.transactions.errors import for_version
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 0
@@ -59,6 +59,7 @@ def _partition_response(
     return out
 
 
+_ATTRIBUTES_LOW = ATTRIBUTES_AT + 1
 # Verification errors a producer should retry: older clients know them only as NOT_ENOUGH_REPLICAS.
 _RETRIABLE = frozenset(
     {
@@ -68,6 +69,13 @@ _RETRIABLE = frozenset(
         ErrorCode.CONCURRENT_TRANSACTIONS,
     }
 )
+
+
+def _is_transactional(records: bytes | None) -> bool:
+    """Whether the first batch has the transactional attribute (the low byte of its attributes)."""
+    if records is None or len(records) <= _ATTRIBUTES_LOW:
+        return False
+    return bool(records[_ATTRIBUTES_LOW] & TRANSACTIONAL_MASK)
 
 
 def _verify(ctx: RequestContext, transactional_id: str, topic: str, p: PartitionData) -> ErrorCode | None:
@@ -90,7 +98,7 @@ def _verify(ctx: RequestContext, transactional_id: str, topic: str, p: Partition
         return ErrorCode.INVALID_PRODUCER_EPOCH
     if found in _RETRIABLE:
         return ErrorCode.NOT_ENOUGH_REPLICAS
-    return abortable_or_invalid_state(found, supports_abortable=ctx.version >= 11)
+    return for_version("Produce", ctx.version, found)
 
 
 def handle(ctx: RequestContext, request: ProduceRequest) -> Any:
@@ -116,6 +124,10 @@ def handle(ctx: RequestContext, request: ProduceRequest) -> Any:
                 if refused is not None:
                     parts.append(_partition_response(p.index, refused))
                     continue
+            elif _is_transactional(p.records):
+                # Kafka: transactional records need the transactional id they are authorized by.
+                parts.append(_partition_response(p.index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED))
+                continue
             try:
                 plog = get_log(name, p.index)
                 info = plog.append(p.records or b"")

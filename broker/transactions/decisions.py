@@ -120,8 +120,8 @@ def verify_partitions(
 ) -> dict[TopicPartition, ErrorCode]:
     """AddPartitionsToTxn v4+ with `verify_only`: is each partition in the open transaction?
 
-    Writes nothing. A partition missing from it gets TRANSACTION_ABORTABLE (`errors.
-    abortable_or_invalid_state` turns it into INVALID_TXN_STATE for clients that predate it).
+    Writes nothing. A partition missing from it gets TRANSACTION_ABORTABLE (`errors.for_version`
+    turns it into INVALID_TXN_STATE for clients that predate it).
     """
     error = _check_producer(meta, producer_id, epoch, pending)
     if error is None and meta is not None and meta.state.is_prepare:

@@ -17,21 +17,22 @@ _PRODUCER_FENCED_SINCE = {
     "EndTxn": 2,
     "TxnOffsetCommit": 3,
 }
+# The first version of each API whose clients understand TRANSACTION_ABORTABLE.
+_ABORTABLE_SINCE = {
+    "Produce": 11,
+    "AddPartitionsToTxn": 5,
+    "AddOffsetsToTxn": 4,
+    "EndTxn": 4,
+}
 
 
 def for_version(api: str, version: int, error: ErrorCode) -> ErrorCode:
     """The code to send to a client speaking `version` of `api`."""
-    since = _PRODUCER_FENCED_SINCE.get(api)
-    if error is ErrorCode.PRODUCER_FENCED and since is not None and version < since:
+    if error is ErrorCode.PRODUCER_FENCED and version < _PRODUCER_FENCED_SINCE.get(api, 0):
         return ErrorCode.INVALID_PRODUCER_EPOCH
-    return error
-
-
-def abortable_or_invalid_state(code: ErrorCode, supports_abortable: bool) -> ErrorCode:
-    """A verification's TRANSACTION_ABORTABLE, for a client that may not know it."""
-    if code is ErrorCode.TRANSACTION_ABORTABLE and not supports_abortable:
+    if error is ErrorCode.TRANSACTION_ABORTABLE and version < _ABORTABLE_SINCE.get(api, 0):
         return ErrorCode.INVALID_TXN_STATE
-    return code
+    return error
 
 
 def append_error(error: ErrorCode) -> ErrorCode:

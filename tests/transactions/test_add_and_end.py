@@ -5,7 +5,7 @@ from __future__ import annotations
 from kafkito.broker.coordinator.results import TopicPartition
 from kafkito.broker.offsets.partitioner import partition_for
 from kafkito.broker.transactions import TransactionRecord, TransactionResult, TxnState
-from kafkito.broker.transactions.errors import abortable_or_invalid_state, for_version
+from kafkito.broker.transactions.errors import for_version
 from kafkito.protocol.errors import ErrorCode
 from tests.transactions.harness import Harness, tp
 
@@ -192,5 +192,6 @@ def test_errors_as_old_versions_see_them() -> None:
         assert for_version(api, 2, fenced) is fenced
     assert for_version("EndTxn", 0, ErrorCode.INVALID_TXN_STATE) is ErrorCode.INVALID_TXN_STATE
     abortable = ErrorCode.TRANSACTION_ABORTABLE
-    assert abortable_or_invalid_state(abortable, False) is ErrorCode.INVALID_TXN_STATE
-    assert abortable_or_invalid_state(abortable, True) is abortable
+    for api, since in (("Produce", 11), ("AddPartitionsToTxn", 5), ("AddOffsetsToTxn", 4), ("EndTxn", 4)):
+        assert for_version(api, since - 1, abortable) is ErrorCode.INVALID_TXN_STATE
+        assert for_version(api, since, abortable) is abortable
