@@ -19,6 +19,8 @@ partitions = st.builds(
     high_watermark=offsets,
     log_start_offset=offsets,
     records=st.one_of(st.just(b""), st.binary(max_size=300), st.binary(min_size=20_000, max_size=20_100)),
+    last_stable_offset=offsets,
+    aborted=st.one_of(st.none(), st.lists(st.tuples(offsets, offsets), max_size=3)),
 )
 topics = st.builds(
     TopicAnswer,
@@ -44,9 +46,13 @@ def codec_body(version: int, session_id: int, answer: list[TopicAnswer]) -> byte
                         partition_index=p.partition_index,
                         error_code=p.error_code,
                         high_watermark=p.high_watermark,
-                        last_stable_offset=p.high_watermark,
+                        last_stable_offset=p.high_watermark
+                        if p.last_stable_offset < 0
+                        else p.last_stable_offset,
                         log_start_offset=p.log_start_offset,
-                        aborted_transactions=None,
+                        aborted_transactions=None
+                        if p.aborted is None
+                        else [dict(producer_id=pid, first_offset=first) for pid, first in p.aborted],
                         preferred_read_replica=-1,
                         records=p.records,
                     )

@@ -256,3 +256,24 @@ def test_the_open_transaction_bounds_the_lso_at_the_log_start(tmp_path: Path) ->
     plog.append(batch(3))
     plog.delete_records(4)
     assert plog.last_stable_offset == 4  # never below the log start, as Kafka bounds it
+
+
+def test_a_torn_abort_marker_is_cut_and_its_index_entry_goes_with_it(tmp_path: Path) -> None:
+    plog = PartitionLog(tmp_path, config())
+    p = Producer(plog, A)
+    p.send(3)
+    end = p.end(False)
+    assert plog.aborted_transactions(0, 10) == [(A, 0)]
+    [index] = tmp_path.glob("*.txnindex")
+    segment = plog.segments[-1].path
+    # A crash tore the marker's write (unflushed, so recovery cuts it); its index entry was written.
+    with open(segment, "r+b") as f:
+        f.truncate(segment.stat().st_size - 5)
+    reopened = PartitionLog(tmp_path, config())
+    assert reopened.log_end_offset == end + 1  # recovery keeps the offset the torn header claimed
+    assert reopened.batch_headers()[-1].next_offset == end
+    assert reopened.aborted_transactions(0, 10) == []
+    assert not index.exists()
+    assert reopened.last_stable_offset == 0  # the transaction is open again until a marker ends it
+    assert reopened.append_marker(A, 0, False) == end + 1
+    assert reopened.aborted_transactions(0, 10) == [(A, 0)]
