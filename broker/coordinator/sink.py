@@ -6,7 +6,7 @@ The broker's sink is the `__consumer_offsets` log (`broker.group_log.log_sink.Lo
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 from kafkito.broker.coordinator.records import (
     AppendCallback,
@@ -19,6 +19,8 @@ from kafkito.broker.coordinator.records import (
 )
 from kafkito.broker.coordinator.results import TopicPartition
 from kafkito.protocol.errors import ErrorCode
+
+R = TypeVar("R")
 
 
 class RecordSink(Protocol):
@@ -52,27 +54,54 @@ class RecordSink(Protocol):
         ...
 
 
-class InMemoryRecordSink:
-    """Keeps the records in a list; answers every write at once.
+class InMemoryAppends(Generic[R]):
+    """Appends kept in a list (the in-memory sinks of the group and transaction coordinators).
 
-    `defer_writes` parks the answers until `complete_writes()` runs them, and `fail_with` makes
-    appends fail: both let tests see writes in flight and append failures. `records` is every record
-    appended successfully, in order: what a log would hold (a restart replays it).
+    Every write is answered at once; `defer_writes` parks the answers until `complete_writes()` runs
+    them, and `fail_with` makes appends fail: both let tests see writes in flight and append failures.
+    `records` is every record appended successfully, in order: what a log would hold (a restart
+    replays it).
     """
+
+    def __init__(self, *, defer_writes: bool = False) -> None:
+        self.defer_writes = defer_writes
+        self.fail_with: ErrorCode = ErrorCode.NONE
+        self.records: list[R] = []
+        self._deferred: list[tuple[Callable[[ErrorCode], None], ErrorCode]] = []
+
+    def _answer(self, records: Sequence[R], done: Callable[[ErrorCode], None]) -> None:
+        error = self.fail_with
+        if error is ErrorCode.NONE:
+            self.records.extend(records)
+        if self.defer_writes:
+            self._deferred.append((done, error))
+        else:
+            done(error)
+
+    @property
+    def pending_writes(self) -> int:
+        return len(self._deferred)
+
+    def complete_writes(self) -> None:
+        """Answer every parked write, in order."""
+        deferred, self._deferred = self._deferred, []
+        for done, error in deferred:
+            done(error)
+
+
+class InMemoryRecordSink(InMemoryAppends[CoordinatorRecord]):
+    """The group coordinator's records in memory (see `InMemoryAppends`), counted by kind."""
 
     def __init__(
         self, *, defer_writes: bool = False, partitioner: Callable[[str], int] = lambda _group_id: 0
     ) -> None:
+        super().__init__(defer_writes=defer_writes)
         self.partitioner = partitioner
         self.loading_groups: set[str] = set()
-        self.defer_writes = defer_writes
-        self.fail_with: ErrorCode = ErrorCode.NONE
         self.group_writes = 0
         self.offset_writes = 0
         self.markers = 0
         self.tombstones: list[tuple[str, tuple[TopicPartition, ...], bool]] = []
-        self.records: list[CoordinatorRecord] = []
-        self._deferred: list[tuple[AppendCallback, ErrorCode]] = []
 
     def is_loading(self, group_id: str) -> bool:
         return group_id in self.loading_groups
@@ -97,18 +126,3 @@ class InMemoryRecordSink:
     def append_marker(self, marker: TransactionMarker, done: AppendCallback) -> None:
         self.markers += 1
         self._answer([marker], done)
-
-    def _answer(self, records: Sequence[CoordinatorRecord], done: AppendCallback) -> None:
-        error = self.fail_with
-        if error is ErrorCode.NONE:
-            self.records.extend(records)
-        if self.defer_writes:
-            self._deferred.append((done, error))
-        else:
-            done(error)
-
-    def complete_writes(self) -> None:
-        """Answer every parked write, in order."""
-        deferred, self._deferred = self._deferred, []
-        for done, error in deferred:
-            done(error)

@@ -12,6 +12,7 @@ from enum import Enum
 from typing import Protocol
 
 from kafkito.broker.coordinator.results import TopicPartition
+from kafkito.broker.coordinator.sink import InMemoryAppends
 from kafkito.broker.transactions.metadata import TxnLogRecord
 from kafkito.protocol.errors import ErrorCode
 
@@ -70,16 +71,12 @@ class TxnRecordSink(Protocol):
         ...
 
 
-class InMemoryTxnSink:
-    """Keeps the records in a list. `defer_writes` parks answers until `complete_writes()`;
-    `fail_with` makes appends fail. `records` is what the log would hold (a restart replays it)."""
+class InMemoryTxnSink(InMemoryAppends[TxnLogRecord]):
+    """The transaction coordinator's records in memory (see `InMemoryAppends`)."""
 
     def __init__(self, *, defer_writes: bool = False) -> None:
+        super().__init__(defer_writes=defer_writes)
         self.loading: set[str] = set()
-        self.defer_writes = defer_writes
-        self.fail_with = ErrorCode.NONE
-        self.records: list[TxnLogRecord] = []
-        self._deferred: list[tuple[AppendCallback, ErrorCode]] = []
 
     def is_loading(self, transactional_id: str) -> bool:
         return transactional_id in self.loading
@@ -88,20 +85,4 @@ class InMemoryTxnSink:
         return bool(self.loading)
 
     def append(self, transactional_id: str, records: Sequence[TxnLogRecord], done: AppendCallback) -> None:
-        error = self.fail_with
-        if error is ErrorCode.NONE:
-            self.records.extend(records)
-        if self.defer_writes:
-            self._deferred.append((done, error))
-        else:
-            done(error)
-
-    @property
-    def pending_writes(self) -> int:
-        return len(self._deferred)
-
-    def complete_writes(self) -> None:
-        """Answer every parked write, in order."""
-        deferred, self._deferred = self._deferred, []
-        for done, error in deferred:
-            done(error)
+        self._answer(records, done)
