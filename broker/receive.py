@@ -17,6 +17,7 @@ from kafkito.broker.memory_pool import MemoryPool
 _SIZE = struct.Struct(">i")
 SCRATCH_BYTES = 256 * 1024  # what asyncio and uvloop read at once by default
 _MIN_CHUNK = 64 * 1024
+_COPY_WHOLE_BYTES = 16 * 1024
 
 
 class FrameError(Exception):
@@ -85,7 +86,10 @@ class FrameReceiver:
             self._head = b""
         return self._split(view)
 
-    def _split(self, data: memoryview) -> list[bytes]:
+    def _split(self, view: memoryview) -> list[bytes]:
+        # A small read is copied once and sliced (one allocation per frame); a big one is sliced as a
+        # view, so its frames are copied once, not twice.
+        data: bytes | memoryview = bytes(view) if len(view) <= _COPY_WHOLE_BYTES else view
         frames: list[bytes] = []
         end = len(data)
         pos = 0
@@ -96,7 +100,7 @@ class FrameReceiver:
             if end - pos - 4 < size:
                 self._begin(size, bytes(data[pos + 4 :]))
                 break
-            frames.append(bytes(data[pos + 4 : pos + 4 + size]))
+            frames.append(bytes(data[pos + 4 : pos + 4 + size]))  # bytes() of a bytes slice is that slice
             charged += size
             pos += 4 + size
         else:

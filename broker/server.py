@@ -160,34 +160,38 @@ class KafkaConnection(asyncio.BufferedProtocol):
         peer = self.peer_ip
         out: list[bytes] = []
         pending = 0
-        pool = self._pool
-        while queue and not self._busy and not self._write_paused and not self._closed:
-            frame = queue.popleft()
-            pool.release(len(frame))
-            try:
-                reply = dispatch(broker, frame, peer)
-            except CloseConnection as exc:
-                self._write(out)
-                self.abort(str(exc))
-                return
-            except Exception:
-                self._write(out)
-                self._log.exception("request.failed")
-                self.abort("internal error while handling a request")
-                return
-            if isinstance(reply, bytes):
-                out.append(reply)
-                pending += len(reply)
-                if pending >= _WRITE_BATCH_BYTES:
+        taken = 0  # bytes of the frames taken off the queue, given back to the pool once per call
+        try:
+            while queue and not self._busy and not self._write_paused and not self._closed:
+                frame = queue.popleft()
+                taken += len(frame)
+                try:
+                    reply = dispatch(broker, frame, peer)
+                except CloseConnection as exc:
                     self._write(out)
-                    out = []
-                    pending = 0
-            elif reply is not None:
-                self._write(out)
-                self._busy = True
-                task = self._task = asyncio.ensure_future(reply)
-                task.add_done_callback(self._on_reply)
-                return
+                    self.abort(str(exc))
+                    return
+                except Exception:
+                    self._write(out)
+                    self._log.exception("request.failed")
+                    self.abort("internal error while handling a request")
+                    return
+                if isinstance(reply, bytes):
+                    out.append(reply)
+                    pending += len(reply)
+                    if pending >= _WRITE_BATCH_BYTES:
+                        self._write(out)
+                        out = []
+                        pending = 0
+                elif reply is not None:
+                    self._write(out)
+                    self._busy = True
+                    task = self._task = asyncio.ensure_future(reply)
+                    task.add_done_callback(self._on_reply)
+                    return
+        finally:
+            if taken:
+                self._pool.release(taken)
         if out:
             self._write(out)
         if self._queue_full and len(queue) < _MAX_QUEUED // 2:
