@@ -147,16 +147,41 @@ def dump(data_dir: Path, out: IO[str], group: str | None = None) -> int:
         )
         for segment in segments:
             for header, batch in _batches(segment):
-                if header.is_control:
-                    continue
-                for record in batch_records(batch, header):
-                    if record.key is None:
-                        continue
-                    record_group, described = describe(record.key, record.value)
-                    if group is not None and record_group != group:
-                        continue
-                    line = {"partition": partition, "offset": record.offset, "timestamp": record.timestamp}
-                    line.update(described)
+                for line in _lines(partition, header, batch, group):
                     out.write(json.dumps(line) + "\n")
                     written += 1
     return written
+
+
+def _lines(partition: int, header: Any, batch: bytes, group: str | None) -> Iterator[dict[str, Any]]:
+    """One batch's lines: its records, with the producer id of a transaction's; a marker's result."""
+    for record in batch_records(batch, header):
+        if record.key is None:
+            continue
+        line: dict[str, Any] = {
+            "partition": partition,
+            "offset": record.offset,
+            "timestamp": record.timestamp,
+        }
+        if header.is_control:
+            line.update(_marker(header.producer_id, record.key, record.value))
+            yield line
+            continue
+        record_group, described = describe(record.key, record.value)
+        if group is not None and record_group != group:
+            continue
+        if header.is_transactional:
+            line["producer_id"] = header.producer_id
+        line.update(described)
+        yield line
+
+
+def _marker(producer_id: int, key: bytes, value: bytes | None) -> dict[str, Any]:
+    """A control record: key int16 version, int16 type (0 ABORT, 1 COMMIT); value int16 version,
+    int32 coordinator epoch."""
+    kind = int.from_bytes(key[2:4], "big") if len(key) >= 4 else -1
+    epoch = int.from_bytes(value[2:6], "big", signed=True) if value is not None and len(value) >= 6 else None
+    return {
+        "key": {"type": "txn_marker", "result": {0: "ABORT", 1: "COMMIT"}.get(kind, "UNKNOWN")},
+        "value": {"producer_id": producer_id, "coordinator_epoch": epoch},
+    }

@@ -67,3 +67,18 @@ def test_dump_of_everything_through_the_real_command(data: Path) -> None:
 def test_dump_of_a_missing_directory_is_empty(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["offsets", "dump", "--data-dir", str(tmp_path / "none")]) == 0
     assert capsys.readouterr().out == ""
+
+
+def test_dump_shows_transactional_records_and_markers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    o = OffsetsHarness(tmp_path / "data", partitions=3)
+    o.h.txn_commit("tx", {TopicPartition("t", 0): OffsetAndMetadata(9)}, producer_id=42)
+    o.h.end_txn(42, commit=False, partition=o.partition_of("tx"))
+    o.close()
+    assert main(["offsets", "dump", "--data-dir", str(tmp_path / "data"), "--group", "tx"]) == 0
+    commit, marker = lines(capsys.readouterr().out)
+    assert commit["producer_id"] == 42 and commit["value"]["offset"] == 9  # type: ignore[index]
+    assert marker["key"] == {"type": "txn_marker", "result": "ABORT"}
+    assert marker["value"] == {"producer_id": 42, "coordinator_epoch": 0}
+    assert marker["offset"] == 1

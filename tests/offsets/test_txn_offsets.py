@@ -204,3 +204,17 @@ def test_txn_offset_commit_checks_the_member_from_v3(txn_api: ThreadBroker) -> N
         }
         assert end_txn(txn_api, "known", 5, commit=False) is NONE
         assert fetch(client, 7, "known", [("t", 0)], require_stable=True)[1] == {("t", 0): (-1, -1, "", 0)}
+
+
+def test_a_fenced_producer_epoch_is_refused_by_the_log(tmp_path: Path) -> None:
+    o = OffsetsHarness(tmp_path)
+    p = o.partition_of("g")
+    assert o.h.txn_commit("g", {T0: 1}, producer_id=9, producer_epoch=4).result == {T0: NONE}
+    stale = o.h.txn_commit("g", {T0: 2}, producer_id=9, producer_epoch=3)
+    assert stale.result == {T0: ErrorCode.INVALID_PRODUCER_EPOCH}
+    assert pending(o, "g") == {9: {T0: 1}}
+    assert o.h.end_txn(9, True, partition=p, producer_epoch=3).result is ErrorCode.INVALID_PRODUCER_EPOCH
+    assert pending(o, "g") == {9: {T0: 1}} and offset(o, "g") == -1
+    assert o.h.end_txn(9, True, partition=p, producer_epoch=4).result is NONE
+    assert offset(o, "g") == 1
+    o.close()
