@@ -49,6 +49,7 @@ class TransactionsManager:
         wall_ms: Callable[[], int],
         *,
         load_chunk_records: int = LOAD_CHUNK_RECORDS,
+        load_inline_bytes: int = LOAD_INLINE_BYTES,
     ) -> None:
         self.logs = logs
         self.clock = clock
@@ -58,6 +59,7 @@ class TransactionsManager:
             self.sink.ensure_topic()  # adopts the existing partition count
             self.sink.loading.update(range(self.sink.num_partitions))
         self._chunk = max(load_chunk_records, 1)
+        self._inline_bytes = load_inline_bytes
         self._loading: Generator[None, None, None] | None = None
         self._defer: Defer | None = None
 
@@ -70,7 +72,7 @@ class TransactionsManager:
         if not self.sink.loading:
             return
         size = sum(self.logs.get_log(TRANSACTION_STATE_TOPIC, p).size_bytes for p in self.sink.loading)
-        if size <= LOAD_INLINE_BYTES:
+        if size <= self._inline_bytes:
             self.load_now(coordinator)
             return
         self._defer = defer

@@ -7,7 +7,7 @@ the whole path (coordinator, markers, read_committed reads) works end to end wit
 
 from __future__ import annotations
 
-ENABLED = False
+ENABLED = True
 
 # The handler modules that exist only for transactions (registered when ENABLED).
 TRANSACTION_HANDLERS = (

@@ -142,9 +142,12 @@ def test_acks_0_gets_no_response_but_is_appended(wire: WireClient) -> None:
 def test_invalid_acks_and_transactional_produce_are_refused(wire: WireClient) -> None:
     r = produce(wire, [(TOPIC, 0, batch(1))], acks=2)
     assert r.responses[0].partition_responses[0].error_code == ErrorCode.INVALID_REQUIRED_ACKS
+    # A transactional batch outside any transaction of its producer is refused.
+    txn_batch = DefaultRecordBatchBuilder(2, 0, True, 1000, 0, 0, 1 << 30)
+    txn_batch.append(0, timestamp=None, key=None, value=b"v", headers=[])
     r = wire.request(
         PRODUCE, 9, transactional_id="tx", acks=-1, timeout_ms=5000,
-        topic_data=[dict(name=TOPIC, partition_data=[dict(index=0, records=batch(1))])],
+        topic_data=[dict(name=TOPIC, partition_data=[dict(index=0, records=bytes(txn_batch.build()))])],
     )  # fmt: skip
     assert r.responses[0].partition_responses[0].error_code != 0
     [p] = fetch(wire, [(0, 0, 1 << 20)])
