@@ -38,6 +38,10 @@ class RecordSink(Protocol):
         """True while any partition is being loaded (ListGroups reports it)."""
         ...
 
+    def is_partition_loading(self, partition: int) -> bool:
+        """True while that `__consumer_offsets` partition is being loaded."""
+        ...
+
     def append(self, group_id: str, records: Sequence[CoordinatorRecord], done: AppendCallback) -> None:
         """Write `records` (all of one group) in one append, then call `done` with the outcome.
 
@@ -108,6 +112,9 @@ class InMemoryRecordSink(InMemoryAppends[CoordinatorRecord]):
 
     def is_any_loading(self) -> bool:
         return bool(self.loading_groups)
+
+    def is_partition_loading(self, partition: int) -> bool:
+        return any(self.partitioner(g) == partition for g in self.loading_groups)
 
     def append(self, group_id: str, records: Sequence[CoordinatorRecord], done: AppendCallback) -> None:
         if any(isinstance(r, (OffsetTombstone, GroupTombstone)) for r in records):

@@ -95,6 +95,11 @@ class TransactionalCommits:
         done: AppendCallback,
     ) -> None:
         """Write the marker to the partition, then replay it; `done` gets the append's error."""
+        if self.rt.sink.is_partition_loading(offsets_partition):
+            # Its transactional records are not all replayed yet: the marker would miss some. The
+            # transaction coordinator retries, as Kafka's marker channel does.
+            self.rt.outbox.send(done, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)
+            return
         marker = TransactionMarker(offsets_partition, producer_id, producer_epoch, commit)
         self.rt.sink.append_marker(marker, self.rt.outbox.guard(partial(self._marker_written, marker, done)))
 

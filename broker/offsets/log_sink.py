@@ -154,6 +154,9 @@ class LogRecordSink:
     def is_any_loading(self) -> bool:
         return bool(self.loading)
 
+    def is_partition_loading(self, partition: int) -> bool:
+        return partition in self.loading
+
     def append(self, group_id: str, records: Sequence[CoordinatorRecord], done: AppendCallback) -> None:
         time = self.time
         if len(records) > _SIZE_CHECK_FROM and self._surely_too_large(group_id, records):

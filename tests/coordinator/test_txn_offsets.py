@@ -241,3 +241,15 @@ def test_replaying_the_records_rebuilds_the_same_offsets() -> None:
         )
     assert offset(h, "g") == 2 and offset(h, "g", T1) == 9
     assert pending(h, "g") == {2: {T0: 3}, 4: {T1: 5}}
+
+
+def test_while_the_partition_loads_commits_and_markers_are_told_to_retry() -> None:
+    h = Harness()
+    h.txn_commit("g", {T0: 1})
+    h.sink.loading_groups.add("g")
+    assert h.txn_commit("g", {T0: 2}).result == {T0: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS}
+    assert h.end_txn(commit=True).result is ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+    assert h.sink.markers == 0 and pending(h, "g") == {1000: {T0: 1}}
+    h.sink.loading_groups.clear()
+    assert h.end_txn(commit=True).result is NONE
+    assert offset(h, "g") == 1
