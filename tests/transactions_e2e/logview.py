@@ -1,0 +1,60 @@
+"""What the broker itself says about a partition, by raw requests (no client in between): its high
+watermark and last stable offset (ListOffsets by isolation level), a group's committed offsets
+(OffsetFetch, with and without require_stable), and records appended by a plain producer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tests.compat import reference as ref
+from tests.support.records import Rec
+from tests.support.wire import WireClient
+
+UNSTABLE_OFFSET_COMMIT = 88
+READ_UNCOMMITTED, READ_COMMITTED = 0, 1
+
+
+def end_offsets(bootstrap: str, topic: str, partitions: int, isolation: int) -> dict[int, int]:
+    """ListOffsets v2 for the latest offset: the high watermark (read_uncommitted) or the last stable
+    offset (read_committed)."""
+    wanted = [dict(partition_index=p, timestamp=-1) for p in range(partitions)]
+    with WireClient(bootstrap) as wire:
+        response = wire.request(
+            2, 2, replica_id=-1, isolation_level=isolation, topics=[dict(name=topic, partitions=wanted)]
+        )
+    out = {}
+    for p in response.topics[0].partitions:
+        assert p.error_code == 0, f"ListOffsets {topic}[{p.partition_index}]: error {p.error_code}"
+        out[p.partition_index] = p.offset
+    return out
+
+
+def high_watermarks(bootstrap: str, topic: str, partitions: int) -> dict[int, int]:
+    return end_offsets(bootstrap, topic, partitions, READ_UNCOMMITTED)
+
+
+def stable_offsets(bootstrap: str, topic: str, partitions: int) -> dict[int, int]:
+    return end_offsets(bootstrap, topic, partitions, READ_COMMITTED)
+
+
+def settled(bootstrap: str, topic: str, partitions: int) -> bool:
+    """No open transaction on the topic: every partition's last stable offset is its high watermark."""
+    return stable_offsets(bootstrap, topic, partitions) == high_watermarks(bootstrap, topic, partitions)
+
+
+def offset_fetch(
+    bootstrap: str, group: str, topic: str, partitions: int, require_stable: bool
+) -> dict[int, tuple[int, int]]:
+    """OffsetFetch v7: partition -> (error code, committed offset); a top-level error is asserted 0."""
+    with WireClient(bootstrap) as wire:
+        response = wire.request(
+            9, 7, group_id=group, require_stable=require_stable,
+            topics=[dict(name=topic, partition_indexes=list(range(partitions)))],
+        )  # fmt: skip
+    assert response.error_code == 0, f"OffsetFetch {group}: error {response.error_code}"
+    return {p.partition_index: (p.error_code, p.committed_offset) for p in response.topics[0].partitions}
+
+
+def plain_produce(bootstrap: str, topic: str, recs: Iterable[Rec]) -> None:
+    """Append `recs` with no producer id (acks=all), as a non-transactional producer would."""
+    ref.produce(bootstrap, topic, list(recs))
