@@ -253,3 +253,13 @@ def test_while_the_partition_loads_commits_and_markers_are_told_to_retry() -> No
     h.sink.loading_groups.clear()
     assert h.end_txn(commit=True).result is NONE
     assert offset(h, "g") == 1
+
+
+def test_an_empty_group_takes_a_commit_without_generation_even_naming_a_member() -> None:
+    h = Harness()
+    h.commit("g", {T0: 1})
+    assert h.state("g") is GroupState.EMPTY
+    assert h.txn_commit("g", {T0: 2}, member_id="someone").result == {T0: NONE}
+    assert h.txn_commit("g", {T0: 2}, member_id="someone", generation=0).result == {
+        T0: ErrorCode.UNKNOWN_MEMBER_ID
+    }

@@ -154,6 +154,8 @@ class ClassicGroup:
         """
         if self.state is GroupState.DEAD:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        if transactional and generation_id < 0 and self.state is GroupState.EMPTY:
+            return None  # from outside the group's membership, as Kafka's check allows first
         if generation_id >= 0 or member_id != UNKNOWN_MEMBER_ID or group_instance_id is not None:
             error = self.validate_member(member_id, group_instance_id)
             if error is None and generation_id != self.generation_id:
