@@ -14,6 +14,7 @@ API_KEY = 60
 VERSIONS = (0, 1)
 
 _BROKERS_ENDPOINT = 1
+_CONTROLLERS_ENDPOINT = 2
 
 
 class DescribeClusterRequest(Protocol):
@@ -25,11 +26,12 @@ class DescribeClusterRequest(Protocol):
 def handle(ctx: RequestContext, request: DescribeClusterRequest) -> Any:
     cluster = ctx.cluster
     host, port = cluster.advertised
-    if ctx.version >= 1 and request.endpoint_type not in (0, _BROKERS_ENDPOINT):
+    if ctx.version >= 1 and request.endpoint_type != _BROKERS_ENDPOINT:
+        error, message = _endpoint_error(request.endpoint_type)
         return ctx.response(
             throttle_time_ms=0,
-            error_code=ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
-            error_message="only broker endpoints are served",
+            error_code=error,
+            error_message=message,
             endpoint_type=request.endpoint_type,
             cluster_id=cluster.cluster_id,
             controller_id=-1,
@@ -44,3 +46,10 @@ def handle(ctx: RequestContext, request: DescribeClusterRequest) -> Any:
         controller_id=cluster.controller_id,
         brokers=[dict(broker_id=cluster.node_id, host=host, port=port, rack=None)],
     )
+
+
+def _endpoint_error(endpoint_type: int) -> tuple[ErrorCode, str]:
+    """As a Kafka broker answers: asking it for controllers is a mismatch, any other type unsupported."""
+    if endpoint_type == _CONTROLLERS_ENDPOINT:
+        return ErrorCode.MISMATCHED_ENDPOINT_TYPE, "this is a broker endpoint: it does not list controllers"
+    return ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, f"unsupported endpoint type {endpoint_type}"
