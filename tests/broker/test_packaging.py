@@ -109,3 +109,17 @@ def _generic_imports(path: Path) -> list[str]:
             names = [node.module]
         found += [f"{path}:{node.lineno} {n}" for n in names if n.split(".")[0] in _GENERIC_NAMES]
     return found
+
+
+def test_compose_publishes_the_port_on_loopback_only() -> None:
+    """The broker has no authentication: `docker compose up` must not expose it to the network."""
+    text = (REPO / "docker-compose.yml").read_text()
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == "ports:")
+    published = []
+    for line in lines[start + 1 :]:
+        if not line.strip().startswith("- "):
+            break
+        published.append(line.strip()[2:].strip("\"'"))
+    assert published, "no published port"
+    assert all(p.startswith("127.0.0.1:") for p in published), published
