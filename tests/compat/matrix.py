@@ -21,6 +21,7 @@ SCENARIOS: list[tuple[str, str]] = [
     ("list-describe-groups", "list / describe groups"),
     ("broker-restart", "broker restart mid-group: the group carries on, offsets kept"),
     ("cross-client-group", "cross-client group (range), default initial rebalance delay"),
+    ("transactions", "transactions: commit, abort, offsets sent to a transaction"),
 ]
 CHECKS = """\
 What each scenario checks (every client runs each scenario at the same time as the others, on its
@@ -53,6 +54,13 @@ except where said; what the broker stored and committed is read back with raw pr
 - **cross-client group**: one member of each client in one group of 10 partitions with the range
   assignor, on a broker with Kafka's default `group.initial.rebalance.delay.ms` (3000): each member
   gets a contiguous range, every record is consumed once, also after one member leaves.
+- **transactions**: one transactional producer runs three transactions on 3 partitions: the first
+  commits with a group's offsets sent to it, the second aborts with other offsets, the third
+  commits. Read back by raw Fetch: read_committed gives exactly the records of the two committed
+  transactions (aborted batches filtered by the aborted-transactions list, as consumers do),
+  read_uncommitted all three, one control batch per partition per transaction, nothing left open
+  (last stable offset = high watermark), and the group's committed offsets are the first
+  transaction's.
 """
 SCENARIO_IDS = [s for s, _ in SCENARIOS]
 

@@ -140,3 +140,64 @@ def cluster(bootstrap: str) -> tuple[str | None, list[tuple[int, str, int]]]:
     with WireClient(bootstrap) as wire:
         response = wire.request(3, 2, topics=[])
     return response.cluster_id, [(b.node_id, b.host, b.port) for b in response.brokers]
+
+
+def read_log(bootstrap: str, topic: str, partitions: int, isolation: int) -> list[Got]:
+    """The records a consumer at `isolation` (0 read_uncommitted, 1 read_committed) is given, by
+    Fetch v4 up to the high watermark or the last stable offset: control batches are skipped, and with
+    read_committed so are the batches of the aborted transactions the broker lists, as Kafka's
+    consumers do."""
+    ends = latest_offsets(bootstrap, topic, partitions, isolation)
+    out: list[Got] = []
+    with WireClient(bootstrap) as wire:
+        for p in range(partitions):
+            offset = 0
+            while offset < ends[p]:
+                response = wire.request(
+                    1, 4, replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 24,
+                    isolation_level=isolation,
+                    topics=[dict(topic=topic, partitions=[
+                        dict(partition=p, fetch_offset=offset, partition_max_bytes=1 << 24)
+                    ])],
+                )  # fmt: skip
+                part = response.responses[0].partitions[0]
+                assert part.error_code == 0, f"Fetch {topic}[{p}]@{offset}: error {part.error_code}"
+                aborted = sorted((a.first_offset, a.producer_id) for a in (part.aborted_transactions or []))
+                start = offset
+                offset = _take_batches(MemoryRecords(bytes(part.records or b"")), p, offset, aborted, out)
+                assert offset > start, f"Fetch {topic}[{p}]@{start} returned nothing below {ends[p]}"
+    return out
+
+
+def _take_batches(
+    records: Any, partition: int, offset: int, aborted: list[tuple[int, int]], out: list[Got]
+) -> int:
+    """Append the records of the fetched batches a consumer keeps; return the next offset to fetch."""
+    live_aborts: set[int] = set()  # producer ids whose aborted transaction covers the current batch
+    while (batch := records.next_batch()) is not None:
+        while aborted and aborted[0][0] <= batch.last_offset:
+            live_aborts.add(aborted.pop(0)[1])
+        if batch.is_control_batch:
+            live_aborts.discard(batch.producer_id)  # its transaction ends at this marker
+        elif not (batch.is_transactional and batch.producer_id in live_aborts):
+            for r in batch:
+                if r.offset >= offset:
+                    out.append(
+                        Got(partition, r.offset, r.key, r.value, plain_headers(r.headers), r.timestamp)
+                    )
+        offset = max(offset, batch.next_offset)
+    return offset
+
+
+def latest_offsets(bootstrap: str, topic: str, partitions: int, isolation: int) -> dict[int, int]:
+    """ListOffsets v2 for the latest offset: the high watermark, or with isolation 1 the LSO."""
+    wanted = [dict(partition_index=p, timestamp=-1) for p in range(partitions)]
+    with WireClient(bootstrap) as wire:
+        response = wire.request(
+            2, 2, replica_id=-1, isolation_level=isolation, topics=[dict(name=topic, partitions=wanted)]
+        )
+    out = {}
+    for p in response.topics[0].partitions:
+        assert p.error_code == 0, f"ListOffsets {topic}[{p.partition_index}]: error {p.error_code}"
+        out[p.partition_index] = p.offset
+    return out

@@ -14,6 +14,7 @@ from tests.compat.clients.base import (
     GroupView,
     ThreadConsumer,
     TopicView,
+    TxnStep,
 )
 from tests.compat.records import Rec
 from tests.support.produce import send_aiokafka
@@ -21,6 +22,7 @@ from tests.support.records import got_from_record
 
 T = TypeVar("T")
 COMMON: dict[str, Any] = {"retry_backoff_ms": 100, "request_timeout_ms": 30_000}
+TXN_CALL_S = 60.0  # a bound on each transaction's calls: a broker that never answers fails the cell
 
 
 def _assignor(name: str) -> Any:
@@ -229,6 +231,33 @@ class AIOKafkaDriver(Driver):
             return out
 
         return _run(run)
+
+    def transact(self, bootstrap: str, topic: str, transactional_id: str, steps: Sequence[TxnStep]) -> None:
+        from aiokafka import AIOKafkaProducer
+
+        async def one(producer: Any, step: TxnStep) -> None:
+            await producer.begin_transaction()
+            await send_aiokafka(producer, topic, step.records)
+            if step.group is not None and step.offsets:
+                offsets = {_tp(topic, p): o for p, o in step.offsets.items()}
+                await producer.send_offsets_to_transaction(offsets, step.group)
+            if step.commit:
+                await producer.commit_transaction()
+            else:
+                await producer.abort_transaction()
+
+        async def run() -> None:
+            producer = AIOKafkaProducer(
+                bootstrap_servers=bootstrap, transactional_id=transactional_id, linger_ms=5, **COMMON
+            )
+            await asyncio.wait_for(producer.start(), TXN_CALL_S)
+            try:
+                for step in steps:
+                    await asyncio.wait_for(one(producer, step), TXN_CALL_S)
+            finally:
+                await producer.stop()
+
+        _run(run)
 
     def describe_group(self, bootstrap: str, group: str) -> GroupView:
         from aiokafka.coordinator.protocol import ConsumerProtocolMemberAssignment

@@ -31,6 +31,18 @@ class TopicView:
 
 
 @dataclass(frozen=True, slots=True)
+class TxnStep:
+    """One transaction of the transactions scenario: its records (to their partitions of the topic),
+    whether it commits or aborts, and offsets (partition of the topic -> next offset) to send to it
+    for `group`, if any."""
+
+    records: Sequence[Rec]
+    commit: bool
+    group: str | None = None
+    offsets: dict[int, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class GroupView:
     """What a client's admin calls said about one consumer group."""
 
@@ -278,4 +290,9 @@ class Driver(ABC):
         raise NotImplementedError
 
     def describe_group(self, bootstrap: str, group: str) -> GroupView:
+        raise NotImplementedError
+
+    def transact(self, bootstrap: str, topic: str, transactional_id: str, steps: Sequence[TxnStep]) -> None:
+        """With one transactional producer, run a transaction per step: send its records, send its
+        offsets to the transaction, commit or abort; return once the last one has ended."""
         raise NotImplementedError

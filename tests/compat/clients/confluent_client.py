@@ -14,6 +14,7 @@ from tests.compat.clients.base import (
     GroupView,
     ThreadConsumer,
     TopicView,
+    TxnStep,
 )
 from tests.compat.records import Rec
 from tests.support.produce import send_confluent
@@ -195,3 +196,26 @@ class ConfluentDriver(Driver):
             members.append((m.client_id, {t: sorted(ps) for t, ps in parts.items()}))
         protocol_type = "" if d.is_simple_consumer_group else "consumer"
         return GroupView(listed, protocol_type, d.state.name, d.partition_assignor, members)
+
+    def transact(self, bootstrap: str, topic: str, transactional_id: str, steps: Sequence[TxnStep]) -> None:
+        from confluent_kafka import Consumer, Producer, TopicPartition
+
+        producer = Producer(_conf(bootstrap, **{"transactional.id": transactional_id, "linger.ms": 5}))
+        producer.init_transactions(TIMEOUT_S)
+        for step in steps:
+            producer.begin_transaction()
+            send_confluent(producer, topic, step.records, TIMEOUT_S)
+            if step.group is not None and step.offsets:
+                # The group's metadata, from a consumer of the group that has not joined it.
+                consumer = Consumer(_conf(bootstrap, **{"group.id": step.group, "enable.auto.commit": False}))
+                try:
+                    offsets = [TopicPartition(topic, p, o) for p, o in step.offsets.items()]
+                    producer.send_offsets_to_transaction(
+                        offsets, consumer.consumer_group_metadata(), TIMEOUT_S
+                    )
+                finally:
+                    consumer.close()
+            if step.commit:
+                producer.commit_transaction(TIMEOUT_S)
+            else:
+                producer.abort_transaction(TIMEOUT_S)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from tests.compat.clients.base import (
@@ -14,10 +15,12 @@ from tests.compat.clients.base import (
     GroupView,
     ThreadConsumer,
     TopicView,
+    TxnStep,
 )
 from tests.compat.records import Rec
 from tests.support.produce import send_kafka_python
 from tests.support.records import got_from_record
+from tests.transactions_e2e.bounded import bounded
 
 COMMON: dict[str, Any] = {"reconnect_backoff_max_ms": RECONNECT_BACKOFF_MAX_MS, "request_timeout_ms": 30_000}
 
@@ -215,6 +218,36 @@ class KafkaPythonDriver(Driver):
         finally:
             admin.close()
         return _group_view(group, listed, described)
+
+    def transact(self, bootstrap: str, topic: str, transactional_id: str, steps: Sequence[TxnStep]) -> None:
+        from kafka import KafkaProducer
+
+        producer = KafkaProducer(
+            bootstrap_servers=bootstrap, transactional_id=transactional_id, linger_ms=5, max_block_ms=30_000,
+            **COMMON,
+        )  # fmt: skip
+        try:  # kafka-python's commit and abort wait without a timeout of their own: each call is bounded
+            bounded(producer.init_transactions, "init_transactions")
+            for step in steps:
+                bounded(partial(self._one_transaction, producer, topic, step), "a transaction")
+        finally:
+            bounded(lambda: producer.close(timeout=5), "closing the producer")
+
+    @staticmethod
+    def _one_transaction(producer: Any, topic: str, step: TxnStep) -> None:
+        from kafka import OffsetAndMetadata, TopicPartition
+
+        producer.begin_transaction()
+        send_kafka_python(producer, topic, step.records)
+        if step.group is not None and step.offsets:
+            offsets = {
+                TopicPartition(topic, p): OffsetAndMetadata(o, "", -1) for p, o in step.offsets.items()
+            }
+            producer.send_offsets_to_transaction(offsets, step.group)
+        if step.commit:
+            producer.commit_transaction()
+        else:
+            producer.abort_transaction()
 
 
 def _group_view(group: str, listed: Any, described: Any) -> GroupView:

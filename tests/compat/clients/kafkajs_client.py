@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.compat.clients.base import Consumer, Driver, GroupView, ProcessConsumer, TopicView
+from tests.compat.clients.base import Consumer, Driver, GroupView, ProcessConsumer, TopicView, TxnStep
 from tests.compat.records import Got, Rec, RecordStyle
 
 NODE_DIR = Path(__file__).resolve().parents[1] / "node"
@@ -38,6 +38,14 @@ def _got(e: dict[str, Any]) -> Got:
     return Got(
         e["partition"], int(e["offset"]), _unb64(e["key"]), _unb64(e["value"]), headers, int(e["timestamp"])
     )
+
+
+def _records(recs: Sequence[Rec]) -> list[dict[str, Any]]:
+    return [
+        dict(partition=r.partition, key=_b64(r.key), value=_b64(r.value),
+             headers=[[k, _b64(v)] for k, v in r.headers], timestamp=r.timestamp)
+        for r in recs
+    ]  # fmt: skip
 
 
 class _NodeConsumer(ProcessConsumer):
@@ -80,6 +88,8 @@ class KafkaJSDriver(Driver):
         "consume-earliest": "KafkaJS has no assign(): a consumer alone in a new group, fromBeginning",
         "consume-latest": "KafkaJS has no assign(): a consumer alone in a new group, counted as positioned "
         "once it has fetched",
+        "transactions": "KafkaJS's producer.transaction(); offsets with transaction.sendOffsets, which "
+        "names the group only (no generation or member: KIP-447's fencing is not in KafkaJS)",
         "cross-client-group": "KafkaJS ships no range assignor: the suite's script brings one (custom "
         "partitionAssigners are KafkaJS's extension point)",
     }
@@ -121,12 +131,24 @@ class KafkaJSDriver(Driver):
         return set(e["topics"])
 
     def produce(self, bootstrap: str, topic: str, recs: Sequence[Rec], codec: str) -> None:
-        records = [
-            dict(partition=r.partition, key=_b64(r.key), value=_b64(r.value),
-                 headers=[[k, _b64(v)] for k, v in r.headers], timestamp=r.timestamp)
-            for r in recs
-        ]  # fmt: skip
+        records = _records(recs)
         self._run(op="produce", bootstrap=bootstrap, topic=topic, records=records, codec=codec)
+
+    def transact(self, bootstrap: str, topic: str, transactional_id: str, steps: Sequence[TxnStep]) -> None:
+        plan = [
+            dict(
+                records=_records(step.records),
+                commit=step.commit,
+                offsets=None if step.group is None or not step.offsets
+                else dict(group=step.group, topic=topic, partitions=step.offsets),
+            )
+            for step in steps
+        ]  # fmt: skip
+        events = self._run(
+            op="transaction", bootstrap=bootstrap, topic=topic, transactionalId=transactional_id, steps=plan
+        )
+        ended = [e["commit"] for e in events if e["type"] == "transaction"]
+        assert ended == [s.commit for s in steps], f"transactions ended {ended}"
 
     def _consumer(self, name: str, **cmd: Any) -> Consumer:
         return _NodeConsumer(

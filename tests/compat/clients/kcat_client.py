@@ -89,6 +89,9 @@ class KcatDriver(Driver):
         "commit-fetch": "kcat cannot commit chosen offsets or read committed ones: its -G consumer commits "
         "automatically, which the group and broker-restart scenarios check",
         "list-describe-groups": "kcat cannot list or describe consumer groups",
+        "transactions": "kcat's -X transactional.id wraps a whole run in one transaction, committed when "
+        "its input ends and aborted on a signal: it cannot abort on demand once its records are "
+        "acknowledged, nor send a group's offsets to a transaction",
     }
 
     notes = {

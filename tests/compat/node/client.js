@@ -106,6 +106,7 @@ async function consume() {
     sessionTimeout: 6000,
     heartbeatInterval: 500,
     maxWaitTimeInMs: 200,
+    readUncommitted: Boolean(cmd.readUncommitted), // KafkaJS reads read_committed by default
     partitionAssigners: [cmd.assignor === 'roundrobin' ? PartitionAssigners.roundRobin : RangeAssigner],
   })
   let joined = false
@@ -151,17 +152,19 @@ async function withAdmin(fn) {
   }
 }
 
+function toMessage(r) {
+  const headers = {}
+  for (const [k, v] of r.headers) (headers[k] = headers[k] || []).push(unb64(v))
+  const m = { partition: r.partition, key: unb64(r.key), value: unb64(r.value), headers }
+  if (r.timestamp !== null) m.timestamp = String(r.timestamp)
+  return m
+}
+
 async function produce() {
   const producer = kafka.producer({ allowAutoTopicCreation: false })
   await producer.connect()
   try {
-    const messages = cmd.records.map((r) => {
-      const headers = {}
-      for (const [k, v] of r.headers) (headers[k] = headers[k] || []).push(unb64(v))
-      const m = { partition: r.partition, key: unb64(r.key), value: unb64(r.value), headers }
-      if (r.timestamp !== null) m.timestamp = String(r.timestamp)
-      return m
-    })
+    const messages = cmd.records.map(toMessage)
     await producer.send({ topic: cmd.topic, acks: -1, compression: COMPRESSION[cmd.codec], messages })
   } finally {
     await producer.disconnect()
@@ -169,9 +172,38 @@ async function produce() {
   emit({ type: 'produced' })
 }
 
+// Transactions, one per step: send the step's records (and its group offsets, if any), then commit
+// or abort. A transactional KafkaJS producer is idempotent with one request in flight.
+async function transaction() {
+  const producer = kafka.producer({
+    transactionalId: cmd.transactionalId,
+    idempotent: true,
+    maxInFlightRequests: 1,
+    transactionTimeout: cmd.transactionTimeout || 60000,
+    allowAutoTopicCreation: false,
+  })
+  await producer.connect()
+  try {
+    for (const step of cmd.steps) {
+      const txn = await producer.transaction()
+      await txn.send({ topic: cmd.topic, acks: -1, compression: COMPRESSION[cmd.codec || 'none'], messages: step.records.map(toMessage) })
+      if (step.offsets) {
+        const partitions = Object.entries(step.offsets.partitions).map(([p, o]) => ({ partition: Number(p), offset: String(o) }))
+        await txn.sendOffsets({ consumerGroupId: step.offsets.group, topics: [{ topic: step.offsets.topic, partitions }] })
+      }
+      if (step.commit) await txn.commit()
+      else await txn.abort()
+      emit({ type: 'transaction', commit: step.commit })
+    }
+  } finally {
+    await producer.disconnect()
+  }
+}
+
 const ops = {
   consume,
   produce,
+  transaction,
   metadata: () =>
     withAdmin(async (admin) => {
       const cluster = await admin.describeCluster()
