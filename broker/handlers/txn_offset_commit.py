@@ -4,8 +4,10 @@ The offsets are written in the producer's transactional batch to the group's `__
 partition and stay pending until the transaction's marker (`GroupCoordinator.complete_transaction`).
 v1 no change; v2 committed_leader_epoch; v3 flexible, member_id, generation_id and
 group_instance_id (checked against the group when given); v4 TRANSACTION_ABORTABLE may be answered
-(KIP-890). v5 (the transaction V2 protocol, where this request also adds the partition to the
-transaction) is not offered yet. Unknown topics or partitions get UNKNOWN_TOPIC_OR_PARTITION.
+(KIP-890). v5 (transaction V2, where this request also adds the partition to the transaction) is
+not offered yet. As Kafka verifies, the group's partition must already be in the producer's ongoing
+transaction (AddOffsetsToTxn): otherwise INVALID_TXN_STATE (TRANSACTION_ABORTABLE from v4). Unknown
+topics or partitions get UNKNOWN_TOPIC_OR_PARTITION.
 """
 
 from __future__ import annotations
@@ -16,12 +18,25 @@ from typing import Any, Protocol
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator import OffsetAndMetadata, TopicPartition, TxnOffsetCommitRequest
 from kafkito.broker.handlers.parked import Parked
+from kafkito.broker.transactions.errors import for_version
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 28
 VERSIONS = (0, 4)
 
 NO_GENERATION = -1
+OFFSETS_TOPIC = "__consumer_offsets"
+ABORTABLE_SINCE = 4
+# The transaction coordinator cannot tell yet: the client looks the coordinator up again and retries.
+_RETRIABLE = frozenset(
+    {
+        ErrorCode.NOT_COORDINATOR,
+        ErrorCode.COORDINATOR_NOT_AVAILABLE,
+        ErrorCode.CONCURRENT_TRANSACTIONS,
+        ErrorCode.NOT_ENOUGH_REPLICAS,
+        ErrorCode.REQUEST_TIMED_OUT,
+    }
+)
 
 
 class TxnOffsetCommitPartition(Protocol):
@@ -85,6 +100,9 @@ def handle(ctx: RequestContext, request: TxnOffsetCommitRequestBody) -> Any:
 
     if not offsets:
         return build({})
+    refused = _verify(ctx, request)
+    if refused is not None:
+        return build(dict.fromkeys(offsets, refused))
     parked: Parked[dict[TopicPartition, ErrorCode]] = Parked(build)
     named = version >= 3
     ctx.groups.commit_transactional_offsets(
@@ -101,3 +119,22 @@ def handle(ctx: RequestContext, request: TxnOffsetCommitRequestBody) -> Any:
         parked.callback,
     )
     return parked.response()
+
+
+def _verify(ctx: RequestContext, request: TxnOffsetCommitRequestBody) -> ErrorCode | None:
+    """Kafka's transaction verification (KIP-890): the group's `__consumer_offsets` partition must be
+    in the producer's ongoing transaction (AddOffsetsToTxn), or no marker would ever end the offsets.
+    None when it is; else the error for every partition."""
+    if request.group_id is None:
+        return None  # the coordinator answers INVALID_GROUP_ID
+    tp = TopicPartition(OFFSETS_TOPIC, ctx.groups.offsets_partition_for(request.group_id))
+    found = ctx.transactions.verify_partitions(
+        request.transactional_id, request.producer_id, request.producer_epoch, (tp,)
+    )[tp]
+    if found is ErrorCode.NONE:
+        return None
+    if found in _RETRIABLE:
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE
+    if found is ErrorCode.TRANSACTION_ABORTABLE and ctx.version < ABORTABLE_SINCE:
+        return ErrorCode.INVALID_TXN_STATE
+    return for_version("TxnOffsetCommit", ctx.version, found)

@@ -3,6 +3,8 @@ reloading after a restart (open, committed and aborted transactions), and TxnOff
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -114,98 +116,6 @@ def test_an_offset_tombstone_drops_pending_offsets_on_reload_too(tmp_path: Path)
     r.close()
 
 
-# -- the handler, on the wire ---------------------------------------------------------------------
-
-
-@pytest.fixture
-def txn_api(topics: ThreadBroker, monkeypatch: pytest.MonkeyPatch) -> ThreadBroker:  # noqa: F811
-    """The broker with TxnOffsetCommit registered for this test only (TX-API registers it for real)."""
-    monkeypatch.setitem(HANDLERS, TXN_COMMIT, txn_offset_commit)
-    return topics
-
-
-def txn_commit(
-    client: WireClient,
-    version: int,
-    group: str,
-    partitions: dict[tuple[str, int], int],
-    *,
-    producer_id: int = 5,
-    metadata: str | None = "m",
-    **member: Any,
-) -> dict[tuple[str, int], int]:
-    by_topic: dict[str, list[dict[str, Any]]] = {}
-    for (topic, p), value in partitions.items():
-        by_topic.setdefault(topic, []).append(
-            dict(
-                partition_index=p,
-                committed_offset=value,
-                committed_leader_epoch=2,
-                committed_metadata=metadata,
-            )
-        )
-    fields: dict[str, Any] = dict(
-        transactional_id="tx",
-        group_id=group,
-        producer_id=producer_id,
-        producer_epoch=0,
-        topics=[dict(name=t, partitions=ps) for t, ps in by_topic.items()],
-    )
-    if version >= 3:
-        fields.update(generation_id=-1, member_id="", group_instance_id=None)
-        fields.update(member)
-    response = client.request(TXN_COMMIT, version, **fields)
-    return {(t.name, p.partition_index): p.error_code for t in response.topics for p in t.partitions}
-
-
-def end_txn(broker: ThreadBroker, group: str, producer_id: int, commit: bool) -> ErrorCode:
-    assert broker.broker is not None
-    groups = broker.broker.coordinator
-    answers: list[ErrorCode] = []
-
-    def complete() -> None:
-        groups.complete_transaction(
-            groups.offsets_partition_for(group), producer_id, 0, commit, answers.append
-        )
-
-    broker.call(complete)
-    return answers[0]
-
-
-@pytest.mark.parametrize("version", range(0, 5))
-def test_txn_offset_commit_at_every_version(txn_api: ThreadBroker, version: int) -> None:
-    group = f"txn-{version}"
-    with WireClient(txn_api.bootstrap) as client:
-        answers = txn_commit(client, version, group, {("t", 0): 10, ("t", 1): 11, ("nope", 0): 1})
-        assert answers == {("t", 0): 0, ("t", 1): 0, ("nope", 0): ErrorCode.UNKNOWN_TOPIC_OR_PARTITION}
-        assert fetch(client, 7, group, [("t", 0)], require_stable=True)[1] == {
-            ("t", 0): (-1, -1, "", UNSTABLE)
-        }
-        assert fetch(client, 6, group, [("t", 0)])[1] == {("t", 0): (-1, -1, "", 0)}
-        assert end_txn(txn_api, group, 5, commit=True) is NONE
-        epoch = 2 if version >= 2 else -1
-        assert fetch(client, 7, group, [("t", 0), ("t", 1)], require_stable=True)[1] == {
-            ("t", 0): (10, epoch, "m", 0),
-            ("t", 1): (11, epoch, "m", 0),
-        }
-
-
-def test_txn_offset_commit_checks_the_member_from_v3(txn_api: ThreadBroker) -> None:
-    with WireClient(txn_api.bootstrap) as client:
-        assert txn_commit(client, 3, "ghost", {("t", 0): 1}, generation_id=2, member_id="m") == {
-            ("t", 0): ErrorCode.ILLEGAL_GENERATION
-        }
-        txn_commit(client, 3, "known", {("t", 0): 1})
-        assert txn_commit(client, 4, "known", {("t", 0): 1}, generation_id=0, member_id="m") == {
-            ("t", 0): ErrorCode.UNKNOWN_MEMBER_ID
-        }
-        assert txn_commit(client, 4, "known", {("t", 0): 1}, metadata="x" * 5000) == {
-            ("t", 0): ErrorCode.OFFSET_METADATA_TOO_LARGE
-        }
-        assert end_txn(txn_api, "known", 5, commit=False) is NONE
-        assert fetch(client, 7, "known", [("t", 0)], require_stable=True)[1] == {("t", 0): (-1, -1, "", 0)}
-
-
 def test_a_fenced_producer_epoch_is_refused_by_the_log(tmp_path: Path) -> None:
     o = OffsetsHarness(tmp_path)
     p = o.partition_of("g")
@@ -218,3 +128,153 @@ def test_a_fenced_producer_epoch_is_refused_by_the_log(tmp_path: Path) -> None:
     assert o.h.end_txn(9, True, partition=p, producer_epoch=4).result is NONE
     assert offset(o, "g") == 1
     o.close()
+
+
+# -- the handler, on the wire ---------------------------------------------------------------------
+
+INIT_PRODUCER_ID, ADD_OFFSETS, END_TXN = 22, 25, 26
+
+
+@pytest.fixture
+def txn_api(topics: ThreadBroker, monkeypatch: pytest.MonkeyPatch) -> ThreadBroker:  # noqa: F811
+    """The broker with TxnOffsetCommit registered (whether or not the transactions switch is on)."""
+    monkeypatch.setitem(HANDLERS, TXN_COMMIT, txn_offset_commit)
+    return topics
+
+
+@dataclass
+class Producer:
+    """A transactional producer on the wire: its id and epoch from InitProducerId."""
+
+    client: WireClient
+    transactional_id: str
+    producer_id: int = -1
+    producer_epoch: int = -1
+
+    def init(self) -> Producer:
+        r = self.client.request(
+            INIT_PRODUCER_ID,
+            3,
+            transactional_id=self.transactional_id,
+            transaction_timeout_ms=60_000,
+            producer_id=-1,
+            producer_epoch=-1,
+        )
+        assert r.error_code == 0, r
+        self.producer_id, self.producer_epoch = r.producer_id, r.producer_epoch
+        return self
+
+    def add_offsets(self, group: str) -> int:
+        r = self.client.request(
+            ADD_OFFSETS,
+            3,
+            transactional_id=self.transactional_id,
+            producer_id=self.producer_id,
+            producer_epoch=self.producer_epoch,
+            group_id=group,
+        )
+        return int(r.error_code)
+
+    def end(self, commit: bool) -> int:
+        r = self.client.request(
+            END_TXN,
+            3,
+            transactional_id=self.transactional_id,
+            producer_id=self.producer_id,
+            producer_epoch=self.producer_epoch,
+            committed=commit,
+        )
+        return int(r.error_code)
+
+    def commit(
+        self,
+        version: int,
+        group: str,
+        partitions: dict[tuple[str, int], int],
+        *,
+        metadata: str | None = "m",
+        **member: Any,
+    ) -> dict[tuple[str, int], int]:
+        by_topic: dict[str, list[dict[str, Any]]] = {}
+        for (topic, p), value in partitions.items():
+            by_topic.setdefault(topic, []).append(
+                dict(
+                    partition_index=p,
+                    committed_offset=value,
+                    committed_leader_epoch=2,
+                    committed_metadata=metadata,
+                )
+            )
+        fields: dict[str, Any] = dict(
+            transactional_id=self.transactional_id,
+            group_id=group,
+            producer_id=self.producer_id,
+            producer_epoch=self.producer_epoch,
+            topics=[dict(name=t, partitions=ps) for t, ps in by_topic.items()],
+        )
+        if version >= 3:
+            fields.update(generation_id=-1, member_id="", group_instance_id=None)
+            fields.update(member)
+        response = self.client.request(TXN_COMMIT, version, **fields)
+        return {(t.name, p.partition_index): p.error_code for t in response.topics for p in t.partitions}
+
+
+def wait_for(check: Any) -> None:
+    """The markers follow EndTxn's answer (as in Kafka): wait until `check()` holds."""
+    deadline = time.monotonic() + 10
+    while not check():
+        assert time.monotonic() < deadline, "markers never written"
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("version", range(0, 5))
+def test_txn_offset_commit_at_every_version(txn_api: ThreadBroker, version: int) -> None:
+    group = f"txn-{version}"
+    with WireClient(txn_api.bootstrap) as client:
+        producer = Producer(client, f"tx-{version}").init()
+        assert producer.add_offsets(group) == 0
+        answers = producer.commit(version, group, {("t", 0): 10, ("t", 1): 11, ("nope", 0): 1})
+        assert answers == {("t", 0): 0, ("t", 1): 0, ("nope", 0): ErrorCode.UNKNOWN_TOPIC_OR_PARTITION}
+        assert fetch(client, 7, group, [("t", 0)], require_stable=True)[1] == {
+            ("t", 0): (-1, -1, "", UNSTABLE)
+        }
+        assert fetch(client, 6, group, [("t", 0)])[1] == {("t", 0): (-1, -1, "", 0)}
+        assert producer.end(commit=True) == 0
+        epoch = 2 if version >= 2 else -1
+        committed = {("t", 0): (10, epoch, "m", 0), ("t", 1): (11, epoch, "m", 0)}
+        wait_for(lambda: fetch(client, 7, group, [("t", 0), ("t", 1)], require_stable=True)[1] == committed)
+
+
+def test_txn_offset_commit_outside_the_transaction_is_refused(txn_api: ThreadBroker) -> None:
+    with WireClient(txn_api.bootstrap) as client:
+        producer = Producer(client, "tx-outside").init()
+        for version, error in ((3, ErrorCode.INVALID_TXN_STATE), (4, ErrorCode.TRANSACTION_ABORTABLE)):
+            assert producer.commit(version, "outside", {("t", 0): 1}) == {("t", 0): error}
+        stale = Producer(client, "tx-outside", producer.producer_id, producer.producer_epoch - 1)
+        assert stale.commit(2, "outside", {("t", 0): 1}) == {("t", 0): ErrorCode.INVALID_PRODUCER_EPOCH}
+        assert stale.commit(3, "outside", {("t", 0): 1}) == {("t", 0): ErrorCode.PRODUCER_FENCED}
+        assert fetch(client, 7, "outside", [("t", 0)], require_stable=True)[1] == {("t", 0): (-1, -1, "", 0)}
+
+
+def test_txn_offset_commit_checks_the_member_and_an_abort_drops_it(txn_api: ThreadBroker) -> None:
+    with WireClient(txn_api.bootstrap) as client:
+        producer = Producer(client, "tx-member").init()
+        assert producer.add_offsets("ghost") == 0
+        assert producer.commit(3, "ghost", {("t", 0): 1}, generation_id=2, member_id="m") == {
+            ("t", 0): ErrorCode.ILLEGAL_GENERATION
+        }
+        assert producer.end(commit=False) == 0
+        assert producer.add_offsets("known") == 0
+        assert producer.commit(3, "known", {("t", 0): 1}) == {("t", 0): 0}
+        assert producer.commit(4, "known", {("t", 0): 1}, generation_id=0, member_id="m") == {
+            ("t", 0): ErrorCode.UNKNOWN_MEMBER_ID
+        }
+        assert producer.commit(4, "known", {("t", 0): 1}, metadata="x" * 5000) == {
+            ("t", 0): ErrorCode.OFFSET_METADATA_TOO_LARGE
+        }
+        assert producer.end(commit=False) == 0
+        wait_for(
+            lambda: (
+                fetch(client, 7, "known", [("t", 0)], require_stable=True)[1] == {("t", 0): (-1, -1, "", 0)}
+            )
+        )
