@@ -2,8 +2,9 @@
 
 v1 first non-ZooKeeper version; v2 null topics = all committed partitions, top-level error code;
 v3 throttle time; v4 no change; v5 committed_leader_epoch; v6 flexible; v7 require_stable
-(UNSTABLE_OFFSET_COMMIT while a commit is being written); v8 several groups, each answered on its
-own; v9 member id and epoch (new protocol; ignored for classic groups).
+(UNSTABLE_OFFSET_COMMIT while a commit is being written, or while a transaction holds pending
+offsets for the partition); v8 several groups, each answered on its own; v9 member id and epoch
+(new protocol; ignored for classic groups).
 """
 
 from __future__ import annotations
