@@ -5,10 +5,17 @@ timeout) so that readers move on."""
 
 from __future__ import annotations
 
+import random
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
+import pytest
+
+from tests.compat import reference as ref
 from tests.support.admin import create_topic
 from tests.support.brokers import ProcessBroker
 from tests.support.records import Rec
@@ -21,6 +28,49 @@ PARTITIONS = 2
 FAST_ABORTS = dict(
     group_initial_rebalance_delay_ms=0, transaction_abort_timed_out_transaction_cleanup_interval_ms=200
 )
+
+
+def port_outside_ephemeral_range() -> int:
+    """A free port below the kernel's ephemeral range: a port the OS hands out for a bind to port 0
+    never lands on it, so no other test on the machine takes it while the broker is down between a
+    SIGKILL and the restart."""
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    for port in random.sample(range(20_000, low), 100):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError(f"no free port in 20000-{low}")
+
+
+@pytest.fixture
+def crash_broker(tmp_path: Path) -> Iterator[Callable[..., ProcessBroker]]:
+    """Start `kafkito serve` on a port that stays ours across restarts (Kafka properties as keyword
+    arguments, dots written as underscores)."""
+    started: list[ProcessBroker] = []
+
+    def start(**props: Any) -> ProcessBroker:
+        broker = ProcessBroker(
+            tmp_path / "pdata", port=port_outside_ephemeral_range(),
+            props={k.replace("_", "."): v for k, v in props.items()},
+        )  # fmt: skip
+        started.append(broker.start())
+        return broker
+
+    yield start
+    for broker in started:
+        broker.kill()
+
+
+def kill_and_restart(broker: ProcessBroker, meanwhile: Callable[[], None] = lambda: None) -> None:
+    """SIGKILL, run `meanwhile`, start again on the same data; check it is this broker that answers."""
+    cluster_id = ref.cluster(broker.bootstrap)[0]
+    broker.kill()
+    meanwhile()
+    broker.start()
+    assert ref.cluster(broker.bootstrap)[0] == cluster_id, f"another broker answers on {broker.bootstrap}"
 
 
 @contextmanager
@@ -56,18 +106,16 @@ def crash_with_open_transaction(
     plain_produce(broker.bootstrap, topic, plain)
     ends = high_watermarks(broker.bootstrap, topic, PARTITIONS)
 
-    broker.kill()
-    producer.close()  # the old producer is gone with its transaction still open
-    broker.start()
+    kill_and_restart(broker, producer.close)  # the old producer goes, its transaction still open
     after = high_watermarks(broker.bootstrap, topic, PARTITIONS)
     assert all(after[p] >= ends[p] for p in ends), f"acknowledged records lost: HW {ends} -> {after}"
     return committed, unfinished, plain
 
 
 def test_sigkill_with_an_open_transaction_then_the_producer_reinitialises(
-    broker_process: Callable[..., ProcessBroker],
+    crash_broker: Callable[..., ProcessBroker],
 ) -> None:
-    broker = broker_process(group_initial_rebalance_delay_ms=0)
+    broker = crash_broker(group_initial_rebalance_delay_ms=0)
     with broker_log_on_failure(broker):
         topic, shared_id = "crash-reinit", txn_id()
         committed, unfinished, plain = crash_with_open_transaction(broker, topic, shared_id)
@@ -99,9 +147,9 @@ def test_sigkill_with_an_open_transaction_then_the_producer_reinitialises(
 
 
 def test_sigkill_with_an_open_transaction_then_it_times_out_after_the_restart(
-    broker_process: Callable[..., ProcessBroker],
+    crash_broker: Callable[..., ProcessBroker],
 ) -> None:
-    broker = broker_process(**FAST_ABORTS)
+    broker = crash_broker(**FAST_ABORTS)
     with broker_log_on_failure(broker):
         topic = "crash-timeout"
         committed, unfinished, plain = crash_with_open_transaction(
@@ -121,12 +169,12 @@ def test_sigkill_with_an_open_transaction_then_it_times_out_after_the_restart(
 
 
 def test_sigkill_during_a_stream_of_transactions_keeps_each_all_or_nothing(
-    broker_process: Callable[..., ProcessBroker],
+    crash_broker: Callable[..., ProcessBroker],
 ) -> None:
     """A producer commits transactions of 5 records in a loop while the broker is killed: after the
     restart every transaction whose commit returned is visible whole, and any other one is visible
     whole or not at all."""
-    broker = broker_process(**FAST_ABORTS)
+    broker = crash_broker(**FAST_ABORTS)
     with broker_log_on_failure(broker):
         topic, shared_id = "crash-stream", txn_id()
         create_topic(broker.bootstrap, topic, PARTITIONS)
@@ -155,9 +203,7 @@ def test_sigkill_during_a_stream_of_transactions_keeps_each_all_or_nothing(
         thread.start()
         wait_until(lambda: len(committed) >= 20 or loop_error, DEADLINE_S, "20 transactions committed")
         assert not loop_error, f"the transaction loop failed before the crash: {loop_error}"
-        broker.kill()
-        stop.set()
-        broker.start()  # the loop's last commit may fail, or complete against the restarted broker
+        kill_and_restart(broker, stop.set)  # the loop's last commit may fail, or complete after the restart
         wait_until(lambda: not thread.is_alive(), DEADLINE_S, "the transaction loop to end")
         done = list(committed)
         stored = sum(high_watermarks(broker.bootstrap, topic, PARTITIONS).values())
