@@ -136,7 +136,9 @@ def has_new_data(
 
 
 class DelayedFetch(DelayedOperation):
-    """Completes when min_bytes are readable (woken by appends to a watched partition) or at max_wait."""
+    """Completes when min_bytes are readable (woken by appends and markers on a watched partition) or
+    at max_wait; for read_committed only what is below the last stable offset counts, so it wakes
+    when the LSO moves, not the high watermark."""
 
     __slots__ = ("_done", "_isolation_level", "_logs", "_max_bytes", "_min_bytes", "_ready", "_wanted")
 
