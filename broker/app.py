@@ -6,6 +6,7 @@ import asyncio
 import base64
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import structlog
@@ -118,7 +119,9 @@ class Broker:
 
     def _start_transactions(self, logs: LogManager) -> TransactionCoordinator:
         """The transaction coordinator over `__transaction_state` (loaded later, by start())."""
+        # AddOffsetsToTxn must name the partition the group coordinator really uses.
         config = TransactionConfig.from_config(self.config)
+        config = replace(config, offsets_topic_num_partitions=self.offsets.num_partitions)
         segment_bytes = self.config.transaction_state_log_segment_bytes
         self.transactions_log = TransactionsManager(logs, config, segment_bytes, self.clock, wall_clock_ms)
         markers = BrokerMarkerWriter(logs.get_log, self.coordinator)
@@ -151,10 +154,10 @@ class Broker:
         self.producer_ids = ProducerIdManager(self.config.data_dir)
         self._logs.on_append.append(self.fetches.wake)
         self.timer.attach_loop(loop)
-        self.services = self._build_services(self._logs)
-        self.context_type = RequestContext.bind(self.services)
         offsets_config = OffsetsConfig.from_broker(self.config)
         self.offsets = OffsetsManager(self._logs, offsets_config, self.clock, wall_clock_ms)
+        self.services = self._build_services(self._logs)
+        self.context_type = RequestContext.bind(self.services)
         self.coordinator.sink = self.offsets.sink
         self.offsets.load(self.coordinator, loop.call_soon)
         self.transactions_log.load(self.services.transactions, loop.call_soon)
