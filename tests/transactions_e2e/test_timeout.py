@@ -72,3 +72,23 @@ def test_a_timed_out_transaction_is_aborted_by_the_broker(
     )
     everything = read("aiokafka", bootstrap, topic, PARTITIONS, "read_uncommitted", "end").values()
     assert everything == values_of(abandoned + kept, PARTITIONS)
+
+
+def test_a_timeout_above_the_brokers_maximum_is_refused(broker_factory: Callable[..., ThreadBroker]) -> None:
+    """transaction.timeout.ms over transaction.max.timeout.ms: InitProducerId answers
+    INVALID_TRANSACTION_TIMEOUT, which librdkafka reports as a fatal error."""
+    from confluent_kafka import KafkaError, KafkaException
+
+    broker = broker_factory(transaction_max_timeout_ms=5000)
+    producer = make_producer(
+        "confluent-kafka", broker.bootstrap, txn_id(), **{"transaction.timeout.ms": 6000}
+    )
+    try:
+        with pytest.raises(KafkaException) as info:
+            producer.init()
+        error = info.value.args[0]
+        assert error.code() == KafkaError.INVALID_TRANSACTION_TIMEOUT, (
+            f"init_transactions failed with {error}"
+        )
+    finally:
+        producer.close()
