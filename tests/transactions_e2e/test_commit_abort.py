@@ -8,11 +8,13 @@ import pytest
 from tests.support.admin import create_topic
 from tests.support.brokers import ThreadBroker
 from tests.support.records import Rec
+from tests.support.wire import WireClient
 from tests.transactions_e2e.logview import high_watermarks, stable_offsets
 from tests.transactions_e2e.producers import PRODUCERS, make_producer, txn_id
 from tests.transactions_e2e.readers import CLIENTS, ISOLATIONS, append_sentinels, read, values_of
 
 PARTITIONS = 2
+CODEC_NAMES = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
 
 
 def batch(name: str, n: int) -> list[Rec]:
@@ -83,3 +85,55 @@ def test_records_keep_keys_headers_and_order_within_a_committed_transaction(
         assert [(g.key, g.value, g.headers) for g in got[p]] == [(r.key, r.value, r.headers) for r in mine]
         offsets = [g.offset for g in got[p]]
         assert offsets == list(range(len(mine))), f"partition {p}: offsets {offsets}"
+
+
+def compressible(name: str, n: int) -> list[Rec]:
+    return [Rec(i % PARTITIONS, None, f"{name}-{i}-".encode() + b"kafkito " * 40) for i in range(n)]
+
+
+def batch_codecs(bootstrap: str, topic: str) -> set[tuple[bool, str]]:
+    """(is a control batch, codec) of every batch stored in the topic, by raw Fetch."""
+    from kafka.record.memory_records import MemoryRecords
+
+    out = set()
+    with WireClient(bootstrap) as wire:
+        for p in range(PARTITIONS):
+            wanted = dict(partition=p, fetch_offset=0, partition_max_bytes=1 << 24)
+            response = wire.request(
+                1, 4, replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 24, isolation_level=0,
+                topics=[dict(topic=topic, partitions=[wanted])],
+            )  # fmt: skip
+            records = MemoryRecords(bytes(response.responses[0].partitions[0].records or b""))
+            while (b := records.next_batch()) is not None:
+                out.add((bool(b.is_control_batch), CODEC_NAMES[b.compression_type]))
+    return out
+
+
+@pytest.mark.parametrize("codec", ["gzip", "zstd"])
+def test_compressed_transactional_batches_commit_and_abort(codec: str, broker: ThreadBroker) -> None:
+    """Compressed transactional batches are stored as sent; the markers are not compressed; every
+    client decompresses the committed ones and skips the aborted ones."""
+    topic = f"commit-abort-{codec}"
+    create_topic(broker.bootstrap, topic, PARTITIONS)
+    first, aborted = compressible(f"{codec}-first", 30), compressible(f"{codec}-aborted", 30)
+    producer = make_producer("confluent-kafka", broker.bootstrap, txn_id(), **{"compression.type": codec})
+    try:
+        producer.init()
+        for recs, commit in ((first, True), (aborted, False)):
+            producer.begin()
+            producer.send(topic, recs)
+            if commit:
+                producer.commit()
+            else:
+                producer.abort()
+    finally:
+        producer.close()
+    codecs = batch_codecs(broker.bootstrap, topic)
+    assert codecs == {(False, codec), (True, "none")}, f"(control, codec) of the stored batches: {codecs}"
+    append_sentinels(broker.bootstrap, topic, PARTITIONS, "end")
+    wrong = []
+    for client in CLIENTS:
+        got = read(client, broker.bootstrap, topic, PARTITIONS, "read_committed", "end").values()
+        if got != values_of(first, PARTITIONS):
+            wrong.append(f"{client}: {got}")
+    assert not wrong, "read_committed readers saw the wrong records:\n  " + "\n  ".join(wrong)
