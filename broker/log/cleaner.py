@@ -5,9 +5,9 @@ Planning reads only closed segments and writes `.cleaned` files, so it may run o
 
 Transactions, as in Kafka: nothing at or above the last stable offset is cleaned (an open
 transaction's records wait for its marker), the records of aborted transactions are removed (and
-never hide an older committed value of their key), and control batches are kept. Kafka drops a
-marker once its transaction's records are gone and delete.retention.ms has passed; kafkito keeps
-every marker (a few bytes per transaction), which is always safe for readers.
+never hide an older committed value of their key), and a COMMIT or ABORT marker is kept while any
+record of its transaction remains, and after that until it is older than delete.retention.ms (a
+transaction's records always come before its marker, so one pass in offset order knows).
 """
 
 from __future__ import annotations
@@ -88,9 +88,10 @@ def plan_compaction(plog: PartitionLog, now_ms: int, *, force: bool = False) -> 
     latest = _latest_offsets(cleanable, aborted)
     plan = CleanPlan(clean_offset=cleanable[-1].next_offset)
     horizon = now_ms - config.delete_retention_ms
+    kept: set[int] = set()
     for segment in cleanable:
         target = segment.path.with_name(segment.path.name + CLEANED_SUFFIX)
-        _write_cleaned(segment, target, latest, horizon, plan, aborted)
+        _write_cleaned(segment, target, latest, horizon, plan, aborted, kept)
         plan.replacements.append((segment, target))
     return plan
 
@@ -145,13 +146,17 @@ def _write_cleaned(
     horizon: int,
     plan: CleanPlan,
     aborted: _AbortedBatches,
+    kept: set[int],
 ) -> None:
     """Copy `segment` to `target` keeping each key's latest record and tombstones newer than `horizon`,
-    every control batch, and nothing of an aborted transaction."""
+    nothing of an aborted transaction, and the markers of transactions with records kept (the
+    producer ids in `kept`, updated as batches pass) or newer than `horizon`."""
     with open(target, "wb") as out:
         for header, raw, records in _records(segment):
             if header.is_control:
-                out.write(raw)
+                if header.producer_id in kept or header.max_timestamp >= horizon:
+                    out.write(raw)
+                kept.discard(header.producer_id)
                 continue
             keep = [
                 r
@@ -161,6 +166,8 @@ def _write_cleaned(
             ]
             if header in aborted:
                 keep = []
+            elif keep and header.is_transactional:
+                kept.add(header.producer_id)
             plan.records_before += len(records)
             plan.records_after += len(keep)
             if len(keep) == len(records):

@@ -40,8 +40,9 @@ def values(plog: PartitionLog) -> list[tuple[int, bytes | None, bytes | None]]:
     return [(o, r.key, r.value) for o, r in read_all(plog) if o not in markers]
 
 
-def test_aborted_records_are_removed_and_markers_kept(tmp_path: Path) -> None:
-    plog = compacted_log(tmp_path)
+def aborted_and_committed(plog: PartitionLog) -> tuple[int, int]:
+    """A committed transaction (k=good, x=1), then an aborted one (k=bad, y=2), a plain record, a roll
+    and one record in the active segment; the two markers' offsets."""
     committed, aborted = Txn(plog, A), Txn(plog, B)
     committed.put((b"k", b"good"), (b"x", b"1"))
     commit_at = committed.end(True)
@@ -50,20 +51,39 @@ def test_aborted_records_are_removed_and_markers_kept(tmp_path: Path) -> None:
     plog.append(batch([Rec(b"z", b"plain", TS)]))
     plog.roll()
     plog.append(batch([Rec(b"w", b"tail", TS)]))
-    headers_before = {h.base_offset: h for h in plog.batch_headers() if h.is_control}
-    assert compact(plog, NOW, force=True) is not None
+    return commit_at, abort_at
+
+
+def markers(plog: PartitionLog) -> list[int]:
+    return [h.base_offset for h in plog.batch_headers() if h.is_control]
+
+
+def test_aborted_records_go_and_a_marker_stays_while_its_records_do(tmp_path: Path) -> None:
+    plog = compacted_log(tmp_path)
+    commit_at, abort_at = aborted_and_committed(plog)
+    assert markers(plog) == [commit_at, abort_at]
+    assert compact(plog, NOW, force=True) is not None  # both markers are older than delete.retention.ms
     got = values(plog)
     assert (0, b"k", b"good") in got and (1, b"x", b"1") in got
     assert all(value not in (b"bad", b"2") for _, _, value in got)
-    assert {h.base_offset: h for h in plog.batch_headers() if h.is_control} == headers_before
-    assert set(headers_before) == {commit_at, abort_at}
-    # The index still names the aborted transaction; its records are simply gone.
-    assert plog.aborted_transactions(0, plog.high_watermark) == [(B, commit_at + 1)]
-    # Reopened: the control batches are replayed and the state is consistent.
+    # The COMMIT marker's records remain, so it stays; the ABORT marker's are gone, and so is it.
+    assert markers(plog) == [commit_at]
+    # Reopened: replaying what is left gives a consistent state, and no aborted records to name.
     plog.close()
     again = compacted_log(tmp_path)
     assert values(again) == got
     assert again.last_stable_offset == again.high_watermark
+    assert again.aborted_transactions(0, again.high_watermark) == []
+    assert list(tmp_path.glob("*.txnindex")) == []
+
+
+def test_a_marker_with_no_records_left_stays_until_delete_retention_passes(tmp_path: Path) -> None:
+    plog = compacted_log(tmp_path)
+    commit_at, abort_at = aborted_and_committed(plog)
+    assert compact(plog, TS + 1000, force=True) is not None  # delete.retention.ms (a day) not yet passed
+    assert markers(plog) == [commit_at, abort_at]
+    assert plog.aborted_transactions(0, plog.high_watermark) == [(B, commit_at + 1)]
+    assert all(value not in (b"bad", b"2") for _, _, value in values(plog))
 
 
 def test_nothing_from_an_open_transaction_on_is_cleaned(tmp_path: Path) -> None:
