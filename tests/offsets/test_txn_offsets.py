@@ -12,6 +12,7 @@ import pytest
 
 from kafkito.broker.coordinator import TopicPartition
 from kafkito.broker.handlers import HANDLERS, txn_offset_commit
+from kafkito.broker.log import cleaner
 from kafkito.broker.log.batch import iter_headers
 from kafkito.broker.offsets import OFFSETS_TOPIC
 from kafkito.protocol.errors import ErrorCode
@@ -128,6 +129,30 @@ def test_a_fenced_producer_epoch_is_refused_by_the_log(tmp_path: Path) -> None:
     assert o.h.end_txn(9, True, partition=p, producer_epoch=4).result is NONE
     assert offset(o, "g") == 1
     o.close()
+
+
+def test_compaction_keeps_what_transactions_decided(tmp_path: Path) -> None:
+    o = OffsetsHarness(tmp_path, partitions=1)
+    o.h.txn_commit("g", {T0: 1, T1: 1}, producer_id=1)
+    o.h.commit("g", {T0: 2})  # more recent than producer 1's T0
+    o.h.end_txn(1, commit=True)
+    o.h.commit("g", {T1: 3})
+    o.h.txn_commit("g", {T1: 4}, producer_id=2)  # more recent than the plain T1
+    o.h.end_txn(2, commit=True)
+    o.h.txn_commit("g", {T0: 5, T1: 5}, producer_id=3)
+    o.h.end_txn(3, commit=False)
+    plog = o.logs.get_log(OFFSETS_TOPIC, 0)
+    plog.roll()  # nothing at or past an open transaction is cleaned: it goes in the next segment
+    o.h.txn_commit("g", {T0: 6}, producer_id=4)  # open
+    before = (offset(o, "g"), offset(o, "g", T1), pending(o, "g"))
+    assert before == (2, 4, {4: {T0: 6}})
+    plan = cleaner.compact(plog, o.wall(), force=True)
+    assert plan is not None and plan.records_after < plan.records_before
+    r = o.restart()
+    assert (offset(r, "g"), offset(r, "g", T1), pending(r, "g")) == before
+    r.h.end_txn(4, commit=True)
+    assert offset(r, "g") == 6
+    r.close()
 
 
 # -- the handler, on the wire ---------------------------------------------------------------------
