@@ -191,6 +191,9 @@ class OffsetsManager:
             if self.sink.is_loading(group.group_id):
                 continue
             expired = expired_offsets(group, now, self.config.retention_ms)
+            held = coordinator.pending_transactional_offsets(group.group_id) if expired else None
+            if held:  # as Kafka: not while a transaction holds pending offsets for the partition
+                expired = [tp for tp in expired if not any(tp in p for p in held.values())]
             removed += len(expired)
             dead += coordinator.expire_offsets(group.group_id, expired)
         if removed or dead:

@@ -303,3 +303,17 @@ def test_txn_offset_commit_checks_the_member_and_an_abort_drops_it(txn_api: Thre
                 fetch(client, 7, "known", [("t", 0)], require_stable=True)[1] == {("t", 0): (-1, -1, "", 0)}
             )
         )
+
+
+def test_the_retention_pass_spares_offsets_a_transaction_holds(tmp_path: Path) -> None:
+    o = OffsetsHarness(tmp_path, retention_ms=1_000)
+    o.h.commit("g", {T0: 1, T1: 1})
+    o.h.txn_commit("g", {T0: 2})
+    o.h.advance(2_000)
+    assert o.manager.expire() == 1  # T1 only
+    assert offset(o, "g") == 1 and offset(o, "g", T1) == -1
+    assert o.coordinator.get_group("g") is not None
+    o.h.end_txn(commit=False, partition=o.partition_of("g"))
+    assert o.manager.expire() == 1
+    assert o.coordinator.get_group("g") is None
+    o.close()
