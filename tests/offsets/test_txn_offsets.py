@@ -317,3 +317,18 @@ def test_the_retention_pass_spares_offsets_a_transaction_holds(tmp_path: Path) -
     assert o.manager.expire() == 1
     assert o.coordinator.get_group("g") is None
     o.close()
+
+
+def test_a_crash_mid_transaction_loses_no_acknowledged_txn_commit(tmp_path: Path) -> None:
+    o = OffsetsHarness(tmp_path)
+    p = o.partition_of("g")
+    o.h.txn_commit("g", {T0: 1}, producer_id=1)
+    o.h.end_txn(1, commit=True, partition=p)
+    o.h.txn_commit("g", {T0: 2}, producer_id=1)  # acknowledged, then the broker dies
+    r = o.restart(crash=True)
+    assert offset(r, "g") == 1 and pending(r, "g") == {1: {T0: 2}}
+    # The next transaction of the same producer continues its sequence on the reloaded log.
+    assert r.h.txn_commit("g", {T1: 3}, producer_id=1).result == {T1: NONE}
+    assert r.h.end_txn(1, commit=True, partition=p).result is NONE
+    assert offset(r, "g") == 2 and offset(r, "g", T1) == 3
+    r.close()
