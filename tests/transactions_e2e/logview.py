@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from tests.compat import reference as ref
 from tests.support.records import Rec
+from tests.support.waiting import DEADLINE_S, wait_until
 from tests.support.wire import WireClient
 
 UNSTABLE_OFFSET_COMMIT = 88
@@ -40,6 +41,17 @@ def stable_offsets(bootstrap: str, topic: str, partitions: int) -> dict[int, int
 def settled(bootstrap: str, topic: str, partitions: int) -> bool:
     """No open transaction on the topic: every partition's last stable offset is its high watermark."""
     return stable_offsets(bootstrap, topic, partitions) == high_watermarks(bootstrap, topic, partitions)
+
+
+def wait_settled(bootstrap: str, topic: str, partitions: int) -> dict[int, int]:
+    """Wait until no transaction is open on the topic (its markers may be written after EndTxn has
+    answered, as in Kafka) and return the high watermarks."""
+    wait_until(
+        lambda: settled(bootstrap, topic, partitions), DEADLINE_S, f"every transaction on {topic} to end",
+        detail=lambda: f"LSO {stable_offsets(bootstrap, topic, partitions)}, "
+        f"HW {high_watermarks(bootstrap, topic, partitions)}",
+    )  # fmt: skip
+    return high_watermarks(bootstrap, topic, partitions)
 
 
 def offset_fetch(

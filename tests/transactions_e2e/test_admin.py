@@ -12,6 +12,7 @@ import pytest
 from tests.support.admin import create_topic
 from tests.support.brokers import ThreadBroker
 from tests.support.records import Rec
+from tests.support.waiting import DEADLINE_S, wait_until
 from tests.transactions_e2e.bounded import bounded
 from tests.transactions_e2e.logview import plain_produce
 from tests.transactions_e2e.producers import make_producer, txn_id
@@ -77,8 +78,18 @@ def test_admin_lists_and_describes_an_open_then_committed_transaction(
     finally:
         producer.close()
 
-    described = bounded(lambda: admin.describe_transactions([tid]), "describe_transactions")[tid]
-    assert described.state.value == "CompleteCommit" and not described.topic_partitions
+    def describe() -> Any:
+        return bounded(lambda: admin.describe_transactions([tid]), "describe_transactions")[tid]
+
+    # PrepareCommit answers EndTxn; CompleteCommit follows the markers (as in Kafka).
+    wait_until(
+        lambda: describe().state.value == "CompleteCommit",
+        DEADLINE_S,
+        "CompleteCommit",
+        detail=lambda: f"{describe()}",
+    )
+    described = describe()
+    assert not described.topic_partitions
     assert tid not in {t.transactional_id for t in listing(admin, state_filters=["Ongoing"])}
     producers = bounded(lambda: admin.describe_producers(sorted(tps)), "describe_producers")
     for tp, state in producers.items():

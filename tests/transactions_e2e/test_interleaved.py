@@ -8,7 +8,8 @@ from __future__ import annotations
 from tests.support.admin import create_topic
 from tests.support.brokers import ThreadBroker
 from tests.support.records import Rec
-from tests.transactions_e2e.logview import high_watermarks, stable_offsets
+from tests.support.waiting import DEADLINE_S, wait_until
+from tests.transactions_e2e.logview import high_watermarks, stable_offsets, wait_settled
 from tests.transactions_e2e.producers import make_producer, txn_id
 from tests.transactions_e2e.readers import CLIENTS, ISOLATIONS, append_sentinels, read, values_of
 
@@ -37,14 +38,18 @@ def test_interleaved_transactions_commit_and_abort_in_any_order(broker: ThreadBr
                 sent += batch
 
         committing.commit()
-        ends = high_watermarks(bootstrap, topic, PARTITIONS)
-        assert ends == dict.fromkeys(range(PARTITIONS), 7), f"6 records and a COMMIT marker each: {ends}"
+        committed_ends = dict.fromkeys(range(PARTITIONS), 7)  # 6 records and a COMMIT marker each
+        wait_until(  # the markers may follow EndTxn's answer, as in Kafka
+            lambda: high_watermarks(bootstrap, topic, PARTITIONS) == committed_ends,
+            DEADLINE_S,
+            "the COMMIT markers",
+            detail=lambda: f"HW {high_watermarks(bootstrap, topic, PARTITIONS)}",
+        )
         stable = stable_offsets(bootstrap, topic, PARTITIONS)
         assert stable == dict.fromkeys(range(PARTITIONS), 0), f"LSO passed the open transaction: {stable}"
 
         aborting.abort()
-        ends = high_watermarks(bootstrap, topic, PARTITIONS)
-        assert stable_offsets(bootstrap, topic, PARTITIONS) == ends == dict.fromkeys(range(PARTITIONS), 8)
+        assert wait_settled(bootstrap, topic, PARTITIONS) == dict.fromkeys(range(PARTITIONS), 8)
     finally:
         aborting.close()
         committing.close()

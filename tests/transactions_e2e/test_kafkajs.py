@@ -12,7 +12,8 @@ from tests.compat.clients.kafkajs_client import KafkaJSDriver
 from tests.support.admin import create_topic
 from tests.support.brokers import ThreadBroker
 from tests.support.records import Rec
-from tests.transactions_e2e.logview import offset_fetch, settled
+from tests.support.waiting import DEADLINE_S, wait_until
+from tests.transactions_e2e.logview import offset_fetch, wait_settled
 from tests.transactions_e2e.producers import txn_id
 from tests.transactions_e2e.readers import Collector, append_sentinels, values_of
 
@@ -52,8 +53,12 @@ def test_kafkajs_transactions_commit_abort_and_send_offsets(broker: ThreadBroker
         TxnStep(last, commit=True),
     ])  # fmt: skip
 
-    assert settled(bootstrap, topic, PARTITIONS)
-    assert offset_fetch(bootstrap, group, topic, PARTITIONS, True) == {0: (0, 3), 1: (0, 4)}
+    wait_settled(bootstrap, topic, PARTITIONS)
+    wait_until(  # the offsets are committed by the marker on __consumer_offsets, which may follow EndTxn
+        lambda: offset_fetch(bootstrap, group, topic, PARTITIONS, True) == {0: (0, 3), 1: (0, 4)},
+        DEADLINE_S, "the committed offsets of the first transaction",
+        detail=lambda: f"{offset_fetch(bootstrap, group, topic, PARTITIONS, True)}",
+    )  # fmt: skip
     append_sentinels(bootstrap, topic, PARTITIONS, "end")
     assert read_with_kafkajs(bootstrap, topic, False).values() == values_of(first + last, PARTITIONS)
     assert read_with_kafkajs(bootstrap, topic, True).values() == values_of(first + aborted + last, PARTITIONS)

@@ -9,7 +9,7 @@ from tests.support.admin import create_topic
 from tests.support.brokers import ThreadBroker
 from tests.support.records import Got, Rec, got_from_message
 from tests.support.waiting import DEADLINE_S, wait_until
-from tests.transactions_e2e.logview import high_watermarks, plain_produce, stable_offsets
+from tests.transactions_e2e.logview import high_watermarks, plain_produce, stable_offsets, wait_settled
 from tests.transactions_e2e.producers import make_producer, txn_id
 from tests.transactions_e2e.readers import Collector, append_sentinels, read, values_of
 
@@ -89,7 +89,7 @@ def test_open_transaction_holds_back_read_committed_until_it_ends(outcome: str, 
             producer.commit()
         else:
             producer.abort()
-        assert stable_offsets(bootstrap, topic, PARTITIONS) == high_watermarks(bootstrap, topic, PARTITIONS)
+        wait_settled(bootstrap, topic, PARTITIONS)
 
         append_sentinels(bootstrap, topic, PARTITIONS, "end")
         wait_until(

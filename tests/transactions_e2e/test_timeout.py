@@ -17,7 +17,7 @@ from tests.transactions_e2e.producers import PRODUCERS, make_producer, txn_id
 from tests.transactions_e2e.readers import append_sentinels, read, values_of
 
 PARTITIONS = 2
-TXN_TIMEOUT_MS = 2000
+TXN_TIMEOUT_MS = 3000  # long enough to check the transaction is open before it times out
 TIMEOUT_CONF = {"confluent-kafka": {"transaction.timeout.ms": TXN_TIMEOUT_MS},
                 "kafka-python": {"transaction_timeout_ms": TXN_TIMEOUT_MS}}  # fmt: skip
 
