@@ -6,10 +6,11 @@ import importlib
 from typing import cast
 
 from kafkito.broker.handlers.registry import Handler
-from kafkito.broker.transactions import switch
 
 # One module per API, named after it (see DEVELOPERS.md, "Handler contract").
 _NAMES = (
+    "add_offsets_to_txn",
+    "add_partitions_to_txn",
     "alter_configs",
     "api_versions",
     "create_partitions",
@@ -20,6 +21,9 @@ _NAMES = (
     "describe_cluster",
     "describe_configs",
     "describe_groups",
+    "describe_producers",
+    "describe_transactions",
+    "end_txn",
     "fetch",
     "find_coordinator",
     "heartbeat",
@@ -29,6 +33,7 @@ _NAMES = (
     "leave_group",
     "list_groups",
     "list_offsets",
+    "list_transactions",
     "metadata",
     "offset_commit",
     "offset_delete",
@@ -36,14 +41,12 @@ _NAMES = (
     "offset_for_leader_epoch",
     "produce",
     "sync_group",
+    "txn_offset_commit",
 )
-
-# The transaction APIs join once transactions work end to end (see broker/transactions/switch.py).
-_ENABLED = _NAMES + (switch.TRANSACTION_HANDLERS if switch.ENABLED else ())
 
 HANDLERS: dict[int, Handler] = {
     h.API_KEY: h
-    for h in (cast(Handler, importlib.import_module(f"kafkito.broker.handlers.{n}")) for n in _ENABLED)
+    for h in (cast(Handler, importlib.import_module(f"kafkito.broker.handlers.{n}")) for n in _NAMES)
 }
 
 

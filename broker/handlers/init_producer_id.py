@@ -12,7 +12,6 @@ from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.handlers.parked import Parked
-from kafkito.broker.transactions import switch
 from kafkito.broker.transactions.errors import for_version
 from kafkito.broker.transactions.requests import InitProducerIdRequest as TxnInitRequest
 from kafkito.broker.transactions.requests import InitProducerIdResult
@@ -35,13 +34,6 @@ class InitProducerIdRequest(Protocol):
 
 def handle(ctx: RequestContext, request: InitProducerIdRequest) -> Any:
     if request.transactional_id is not None:
-        if not switch.ENABLED:
-            return ctx.response(
-                throttle_time_ms=0,
-                error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-                producer_id=-1,
-                producer_epoch=-1,
-            )
         return _transactional(ctx, request)
     ids = ctx.producer_ids
     producer_id, epoch = -1, -1

@@ -17,7 +17,6 @@ from kafkito.broker.coordinator.results import TopicPartition
 from kafkito.broker.handlers.metadata import INTERNAL_TOPICS
 from kafkito.broker.log.batch import ATTRIBUTES_AT, HEADER_SIZE, TRANSACTIONAL_MASK, parse_header
 from kafkito.broker.log.errors import LogError
-from kafkito.broker.transactions import switch
 from kafkito.broker.transactions.errors import for_version
 from kafkito.protocol.errors import ErrorCode
 
@@ -80,8 +79,6 @@ def _is_transactional(records: bytes | None) -> bool:
 
 def _verify(ctx: RequestContext, transactional_id: str, topic: str, p: PartitionData) -> ErrorCode | None:
     """None if the records may be appended; else the error for this partition."""
-    if not switch.ENABLED:
-        return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
     records = p.records
     if not records or len(records) < HEADER_SIZE:
         return None  # the append judges it

@@ -8,8 +8,8 @@ replay), `markers` (COMMIT/ABORT markers, then Complete*), `expiry` (timeouts, i
 
 The broker's shell: `log_sink` (the `TxnRecordSink` over `__transaction_state`, created on first
 write), `manager` (reloading that topic on start, in chunks), `marker_writer` (WriteTxnMarkers
-inside the broker: data partitions and `__consumer_offsets`) and `switch` (whether the transaction
-APIs are served). The API handlers map errors per version with `errors.for_version`.
+inside the broker: data partitions and `__consumer_offsets`). The API handlers map errors per version
+with `errors.for_version`.
 """
 
 from kafkito.broker.transactions.config import TransactionConfig

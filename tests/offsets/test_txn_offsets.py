@@ -161,9 +161,9 @@ INIT_PRODUCER_ID, ADD_OFFSETS, END_TXN = 22, 25, 26
 
 
 @pytest.fixture
-def txn_api(topics: ThreadBroker, monkeypatch: pytest.MonkeyPatch) -> ThreadBroker:  # noqa: F811
-    """The broker with TxnOffsetCommit registered (whether or not the transactions switch is on)."""
-    monkeypatch.setitem(HANDLERS, TXN_COMMIT, txn_offset_commit)
+def txn_api(topics: ThreadBroker) -> ThreadBroker:  # noqa: F811
+    """The broker, which serves TxnOffsetCommit."""
+    assert HANDLERS[TXN_COMMIT] is txn_offset_commit
     return topics
 
 
