@@ -1,4 +1,4 @@
-"""The switch's test: confluent-kafka's transactional producer commits and aborts against a real
+"""confluent-kafka's transactional producer commits and aborts against a real
 broker, and a read_committed consumer reads back exactly the committed records (a
 read_uncommitted one reads them all)."""
 
