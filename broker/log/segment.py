@@ -316,6 +316,13 @@ class Segment:
             os.close(self._fd)
             self._fd = -1
 
+    def __del__(self) -> None:
+        # A segment dropped without close() (an error path; a crash simulated in a test) must not
+        # keep its descriptor: a raw os.open descriptor, unlike a file object, is never closed for us.
+        fd = getattr(self, "_fd", -1)
+        if fd >= 0:
+            os.close(fd)
+
     def delete(self) -> None:
         """Close and remove the segment's file and the aborted-transactions index file beside it."""
         self.close()
