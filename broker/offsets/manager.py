@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from kafkito.broker.chunked_load import ChunkedLoad, Defer
 from kafkito.broker.config import default
 from kafkito.broker.coordinator.offset_expiry import expired_offsets
 from kafkito.broker.offsets.loader import decode_records, read_partition
@@ -22,7 +23,6 @@ log = structlog.get_logger("kafkito.offsets")
 
 LOAD_CHUNK_RECORDS = 5_000
 LOAD_INLINE_BYTES = 1 << 20
-Defer = Callable[[Callable[[], None]], Any]
 
 
 @dataclass(slots=True, frozen=True)
@@ -96,8 +96,7 @@ class OffsetsManager:
         self.sink = LogRecordSink(logs, self.num_partitions, self.time)
         self.sink.loading.update(range(self.num_partitions))
         self._coordinator: GroupCoordinator | None = None
-        self._loading: Generator[None, None, None] | None = None
-        self._defer: Defer | None = None
+        self._load = ChunkedLoad()
 
     @property
     def loaded(self) -> bool:
@@ -116,9 +115,7 @@ class OffsetsManager:
             self.load_now(coordinator)
             return
         self._coordinator = coordinator
-        self._defer = defer
-        self._loading = self._load_all(coordinator)
-        defer(self._step)
+        self._load.start(self._load_all(coordinator), defer)
 
     def load_now(self, coordinator: GroupCoordinator) -> None:
         """Replay everything before returning (tests, benchmarks, tools)."""
@@ -128,19 +125,7 @@ class OffsetsManager:
 
     def stop_loading(self) -> None:
         """Abandon a load in progress (the broker is stopping)."""
-        if self._loading is not None:
-            self._loading.close()
-            self._loading = None
-
-    def _step(self) -> None:
-        if self._loading is None or self._defer is None:
-            return
-        try:
-            next(self._loading)
-        except StopIteration:
-            self._loading = None
-            return
-        self._defer(self._step)
+        self._load.stop()
 
     def _load_all(self, coordinator: GroupCoordinator) -> Generator[None, None, None]:
         started = self.clock.now_ms()

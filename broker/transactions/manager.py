@@ -9,10 +9,11 @@ coordinator's `on_loaded`, which completes the transactions the log left prepare
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import structlog
 
+from kafkito.broker.chunked_load import ChunkedLoad, Defer
 from kafkito.broker.offsets.loader import read_latest
 from kafkito.broker.offsets.log_sink import TimeBase
 from kafkito.broker.transactions.codec import (
@@ -34,7 +35,6 @@ log = structlog.get_logger("kafkito.transactions")
 
 LOAD_CHUNK_RECORDS = 5_000
 LOAD_INLINE_BYTES = 1 << 20
-Defer = Callable[[Callable[[], None]], Any]
 
 
 class TransactionsManager:
@@ -60,8 +60,7 @@ class TransactionsManager:
             self.sink.loading.update(range(self.sink.num_partitions))
         self._chunk = max(load_chunk_records, 1)
         self._inline_bytes = load_inline_bytes
-        self._loading: Generator[None, None, None] | None = None
-        self._defer: Defer | None = None
+        self._load = ChunkedLoad()
 
     @property
     def loaded(self) -> bool:
@@ -75,9 +74,7 @@ class TransactionsManager:
         if size <= self._inline_bytes:
             self.load_now(coordinator)
             return
-        self._defer = defer
-        self._loading = self._load_all(coordinator)
-        defer(self._step)
+        self._load.start(self._load_all(coordinator), defer)
 
     def load_now(self, coordinator: TransactionCoordinator) -> None:
         for _ in self._load_all(coordinator):
@@ -85,19 +82,7 @@ class TransactionsManager:
 
     def stop_loading(self) -> None:
         """Abandon a load in progress (the broker is stopping)."""
-        if self._loading is not None:
-            self._loading.close()
-            self._loading = None
-
-    def _step(self) -> None:
-        if self._loading is None or self._defer is None:
-            return
-        try:
-            next(self._loading)
-        except StopIteration:
-            self._loading = None
-            return
-        self._defer(self._step)
+        self._load.stop()
 
     def _load_all(self, coordinator: TransactionCoordinator) -> Generator[None, None, None]:
         started = self.clock.now_ms()
