@@ -185,6 +185,13 @@ class TransactionCoordinator:
             return ErrorCode.CONCURRENT_TRANSACTIONS
         return None
 
+    def _admit(self, txn_id: str) -> tuple[ErrorCode | None, bool]:
+        """The error to answer at once (None: go on to the decision), and whether a write for this id
+        is in flight (the decision then answers CONCURRENT_TRANSACTIONS where Kafka does)."""
+        error = self._check_id(txn_id)
+        pending = error is ErrorCode.CONCURRENT_TRANSACTIONS
+        return (None if pending else error), pending
+
     def _fence_and_abort(self, meta: TransactionMetadata, then: Callable[[ErrorCode], None]) -> None:
         """Bump the epoch (fencing the producer that holds it) and abort its open transaction."""
         rt = self._rt
@@ -208,10 +215,9 @@ class TransactionCoordinator:
         """AddPartitionsToTxn: one error for all of the transaction's partitions."""
         rt = self._rt
         txn_id = request.transactional_id
-        error = self._check_id(txn_id)
-        pending = error is ErrorCode.CONCURRENT_TRANSACTIONS
-        if error is not None and not pending:
-            self.outbox.send(callback, error)
+        refused, pending = self._admit(txn_id)
+        if refused is not None:
+            self.outbox.send(callback, refused)
             return
         decision = decide_add_partitions(rt.transactions.get(txn_id), request, pending, rt.now_ms())
         if isinstance(decision, ErrorCode):
@@ -238,10 +244,9 @@ class TransactionCoordinator:
     ) -> dict[TopicPartition, ErrorCode]:
         """AddPartitionsToTxn v4+ `verify_only`: see `decisions.verify_partitions` (writes nothing)."""
         wanted = frozenset(partitions)
-        error = self._check_id(transactional_id)
-        pending = error is ErrorCode.CONCURRENT_TRANSACTIONS
-        if error is not None and not pending:
-            return dict.fromkeys(wanted, error)
+        refused, pending = self._admit(transactional_id)
+        if refused is not None:
+            return dict.fromkeys(wanted, refused)
         meta = self._rt.transactions.get(transactional_id)
         return verify_partitions(meta, producer_id, producer_epoch, wanted, pending)
 
@@ -250,10 +255,9 @@ class TransactionCoordinator:
         """EndTxn: answered once the decision is durable; the markers follow."""
         rt = self._rt
         txn_id = request.transactional_id
-        error = self._check_id(txn_id)
-        pending = error is ErrorCode.CONCURRENT_TRANSACTIONS
-        if error is not None and not pending:
-            self.outbox.send(callback, error)
+        refused, pending = self._admit(txn_id)
+        if refused is not None:
+            self.outbox.send(callback, refused)
             return
         decision = decide_end(rt.transactions.get(txn_id), request, pending, rt.now_ms())
         if isinstance(decision, ErrorCode):
