@@ -15,27 +15,12 @@ UNSTABLE_OFFSET_COMMIT = 88
 READ_UNCOMMITTED, READ_COMMITTED = 0, 1
 
 
-def end_offsets(bootstrap: str, topic: str, partitions: int, isolation: int) -> dict[int, int]:
-    """ListOffsets v2 for the latest offset: the high watermark (read_uncommitted) or the last stable
-    offset (read_committed)."""
-    wanted = [dict(partition_index=p, timestamp=-1) for p in range(partitions)]
-    with WireClient(bootstrap) as wire:
-        response = wire.request(
-            2, 2, replica_id=-1, isolation_level=isolation, topics=[dict(name=topic, partitions=wanted)]
-        )
-    out = {}
-    for p in response.topics[0].partitions:
-        assert p.error_code == 0, f"ListOffsets {topic}[{p.partition_index}]: error {p.error_code}"
-        out[p.partition_index] = p.offset
-    return out
-
-
 def high_watermarks(bootstrap: str, topic: str, partitions: int) -> dict[int, int]:
-    return end_offsets(bootstrap, topic, partitions, READ_UNCOMMITTED)
+    return ref.latest_offsets(bootstrap, topic, partitions, READ_UNCOMMITTED)
 
 
 def stable_offsets(bootstrap: str, topic: str, partitions: int) -> dict[int, int]:
-    return end_offsets(bootstrap, topic, partitions, READ_COMMITTED)
+    return ref.latest_offsets(bootstrap, topic, partitions, READ_COMMITTED)
 
 
 def settled(bootstrap: str, topic: str, partitions: int) -> bool:
