@@ -1,0 +1,1 @@
+"""KIP-848 consumer groups: the group type of the next-generation group protocol."""
