@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from kafkito.broker.coordinator.consumer.records import ConsumerGroupRecord
 from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
 from kafkito.protocol.errors import ErrorCode
 
@@ -91,6 +92,7 @@ CoordinatorRecord = (
     | GroupMetadataRecord
     | GroupTombstone
     | TransactionMarker
+    | ConsumerGroupRecord
 )
 AppendCallback = Callable[[ErrorCode], None]
 
