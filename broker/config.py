@@ -76,6 +76,7 @@ class Config:
     group_max_session_timeout_ms: int = prop(1800000, "largest session timeout a member may ask for")
     group_initial_rebalance_delay_ms: int = prop(3000, "wait for more members before the first rebalance")
     group_max_size: int = prop(2147483647, "members a group may hold")
+    group_timeline_max_events: int = prop(500, "kafkito: events the group timeline keeps per group; 0: none")
     # offsets
     offsets_topic_num_partitions: int = prop(50, "partitions of __consumer_offsets (fixed once created)")
     offsets_retention_minutes: int = prop(10080, "committed offsets of an empty group are kept this long")

@@ -17,6 +17,7 @@ class CoordinatorConfig:
     group_max_session_timeout_ms: int = default("group.max.session.timeout.ms")
     group_initial_rebalance_delay_ms: int = default("group.initial.rebalance.delay.ms")
     group_max_size: int = default("group.max.size")
+    group_timeline_max_events: int = default("group.timeline.max.events")
     new_member_join_timeout_ms: int = NEW_MEMBER_JOIN_TIMEOUT_MS
     offset_metadata_max_bytes: int = default("offset.metadata.max.bytes")
 

@@ -61,6 +61,7 @@ from kafkito.broker.coordinator.results import (
 )
 from kafkito.broker.coordinator.runtime import Runtime
 from kafkito.broker.coordinator.sink import InMemoryRecordSink, RecordSink
+from kafkito.broker.coordinator.timeline import TimelineEvent
 from kafkito.broker.coordinator.txn_commit import TransactionalCommits
 from kafkito.protocol.errors import ErrorCode
 from kafkito.purgatory import Clock, Purgatory, Timer
@@ -127,6 +128,10 @@ class GroupCoordinator:
 
     def groups(self) -> list[ClassicGroup]:
         return list(self._rt.groups.values())
+
+    def group_timeline(self, group_id: str) -> list[TimelineEvent]:
+        """What the coordinator recorded for the group, oldest first (`broker.coordinator.timeline`)."""
+        return self._rt.timeline.events(group_id)
 
     # -- member requests ------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from kafkito.broker.coordinator.config import CoordinatorConfig
 from kafkito.broker.coordinator.outbox import Outbox
 from kafkito.broker.coordinator.records import CoordinatorRecord, CoordinatorResult
 from kafkito.broker.coordinator.sink import RecordSink
+from kafkito.broker.coordinator.timeline import GroupTimeline
 from kafkito.broker.coordinator.txn_offsets import TransactionalOffsets
 from kafkito.protocol.errors import ErrorCode
 from kafkito.purgatory import Clock, Purgatory, Timer
@@ -39,6 +40,7 @@ class Runtime:
         "rebalance_purgatory",
         "replay",
         "sink",
+        "timeline",
         "timer",
         "txn_offsets",
     )
@@ -61,6 +63,8 @@ class Runtime:
         self.outbox = Outbox()
         self.heartbeat_purgatory: Purgatory[DelayedHeartbeat] = Purgatory("Heartbeat", timer)
         self.rebalance_purgatory: Purgatory[DelayedJoin | DelayedSync] = Purgatory("Rebalance", timer)
+        # What happened to each group, for tests (kafkito.testing, the control endpoint).
+        self.timeline = GroupTimeline(clock, config.group_timeline_max_events)
 
     # -- writes ---------------------------------------------------------------------------------
 
@@ -99,8 +103,7 @@ class Runtime:
         group.transition_to(state, self.clock.now_ms())
         self.log_transition(group, previous, reason)
 
-    @staticmethod
-    def log_transition(group: ClassicGroup, previous: GroupState, reason: str) -> None:
+    def log_transition(self, group: ClassicGroup, previous: GroupState, reason: str) -> None:
         log.info(
             "group.transition",
             group=group.group_id,
@@ -111,6 +114,15 @@ class Runtime:
             leader=group.leader_id,
             members=group.member_ids(),
             reason=reason,
+        )
+        self.timeline.transition(
+            group.group_id,
+            previous.value,
+            group.state.value,
+            generation=group.generation_id,
+            reason=reason,
+            members=group.member_ids(),
+            protocol=group.protocol_name,
         )
 
     def validate_group_status(self, group_id: str | None, allow_empty_id: bool) -> ErrorCode | None:

@@ -208,6 +208,14 @@ class Join:
             rebalance_timeout_ms=request.rebalance_timeout_ms,
             protocols=[name for name, _ in request.protocols],
         )
+        self.rt.timeline.member_joined(
+            group.group_id,
+            member_id,
+            generation=group.generation_id,
+            reason=request.reason or "not provided",
+            instance=request.group_instance_id,
+            client_id=request.client_id,
+        )
         # A new member cannot heartbeat (no id yet) and its muted socket hides a disconnect, so its
         # parked JoinGroup gets its own deadline; if it is still around later it will retry.
         self.liveness.complete_and_schedule_next_expiration(

@@ -238,6 +238,12 @@ class Rebalance:
         self.reply_sync(member, SyncGroupResult(ErrorCode.UNKNOWN_MEMBER_ID))
         group.remove(member.member_id)
         self.rt.heartbeat_purgatory.check_and_complete(member_key(group.group_id, member.member_id))
+        self.rt.timeline.member_left(
+            group.group_id,
+            member.member_id,
+            generation=group.generation_id,
+            reason="did not rejoin or sync in time",
+        )
 
     def remove_member_and_update_group(self, group: ClassicGroup, member: Member, reason: str) -> None:
         # A timed-out new member may still have its JoinGroup parked: UNKNOWN_MEMBER_ID makes it retry.
@@ -252,6 +258,9 @@ class Rebalance:
             instance=member.group_instance_id,
             generation=group.generation_id,
             reason=reason,
+        )
+        self.rt.timeline.member_left(
+            group.group_id, member.member_id, generation=group.generation_id, reason=reason
         )
         state = group.state
         if state in AFTER_JOIN:
