@@ -74,6 +74,8 @@ MESSAGES: dict[int, tuple[str, str]] = {
     61: ("kafka.protocol.admin.transactions", "DescribeProducers"),
     65: ("kafka.protocol.admin.transactions", "DescribeTransactions"),
     66: ("kafka.protocol.admin.transactions", "ListTransactions"),
+    68: ("kafkito.protocol.consumer_groups", "ConsumerGroupHeartbeat"),
+    69: ("kafkito.protocol.consumer_groups", "ConsumerGroupDescribe"),
     74: ("kafka.protocol.admin.configs", "ListConfigResources"),
     75: ("kafka.protocol.admin.topics", "DescribeTopicPartitions"),
 }
