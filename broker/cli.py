@@ -1,4 +1,4 @@
-"""The `kafkito` command: `kafkito serve [--data-dir DIR --set k=v ...]`, `kafkito offsets dump`."""
+"""The `kafkito` command: `kafkito serve [--data-dir DIR --set k=v ...]`, `offsets dump`, `control ...`."""
 
 from __future__ import annotations
 
@@ -6,8 +6,13 @@ import argparse
 import gc
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from kafkito.broker.config import Config, ConfigError, default
+from kafkito.broker.control.cli import add_control_parser, run_control
+
+if TYPE_CHECKING:
+    from kafkito.broker.control.address import ControlAddress
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -25,11 +30,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.add_argument("--log-format", default="auto", choices=["auto", "console", "json"])
+    serve.add_argument("--control", metavar="HOST:PORT", help="serve the HTTP control endpoint (loopback)")
+    serve.add_argument(
+        "--control-allow-remote", action="store_true", help="let --control bind a non-loopback address"
+    )
     offsets = sub.add_parser("offsets", help="look inside __consumer_offsets")
     offsets_sub = offsets.add_subparsers(dest="offsets_command", required=True)
     dump = offsets_sub.add_parser("dump", help="decode every record, one JSON line each")
     dump.add_argument("--group", help="only this group's records (and only its partition is read)")
     dump.add_argument("--data-dir", default=default("log.dirs"), help="log.dirs (default %(default)s)")
+    add_control_parser(sub)
     return parser
 
 
@@ -65,7 +75,8 @@ def _run_serve(args: argparse.Namespace) -> int:
         configure_logging(args.log_level, args.log_format)
         try:
             config = build_config(args)
-        except (ConfigError, OSError) as exc:
+            control = _control_address(args)
+        except (ConfigError, OSError, ValueError) as exc:
             print(f"kafkito: {exc}", file=sys.stderr)
             return 2
         import asyncio
@@ -83,13 +94,33 @@ def _run_serve(args: argparse.Namespace) -> int:
         gc.freeze()
         gc.enable()
     # 0 after a clean stop, 1 when a component failed to close (logged); a second signal exits at once.
-    return runner(Broker(config).serve())
+    if control is None:
+        return runner(Broker(config).serve())
+    from kafkito.broker.control.server import serve_with_control
+
+    try:
+        return runner(serve_with_control(Broker(config), control))
+    except OSError as exc:  # the control address could not be bound; the broker did not start
+        print(f"kafkito: --control {control.host}:{control.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+
+
+def _control_address(args: argparse.Namespace) -> ControlAddress | None:
+    if args.control is None:
+        if args.control_allow_remote:
+            raise ValueError("--control-allow-remote needs --control HOST:PORT")
+        return None
+    from kafkito.broker.control.address import parse_control_address
+
+    return parse_control_address(args.control, allow_remote=args.control_allow_remote)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return _run_serve(args)
+    if args.command == "control":
+        return run_control(args)
     if args.command == "offsets":
         from pathlib import Path
 
