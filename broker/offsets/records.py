@@ -1,9 +1,11 @@
 """Kafka's `__consumer_offsets` record formats: offset commit and group metadata keys and values.
 
 Every key and value starts with an int16 version. Keys: v0/v1 offset commit (group, topic,
-partition), v2 group metadata (group). Offset values v0-v4 and group values v0-v4 are read; the
-writer uses what Kafka 3.x writes: offset value v3 (v1 when the commit has an explicit expiry) and
-group value v3. v4 of both values is the flexible encoding. A tombstone is a null value.
+partition), v2 group metadata (group); the consumer-group keys (3-8, 16) are decoded by
+`consumer_records`, and other versions are `UnknownKey`. Offset values v0-v4 and group values
+v0-v4 are read; the writer uses what Kafka 3.x writes: offset value v3 (v1 when the commit has an
+explicit expiry) and group value v3. v4 of both values is the flexible encoding. A tombstone is a
+null value. The primitives are in `encoding`.
 """
 
 from __future__ import annotations
@@ -11,7 +13,17 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from kafkito.protocol.primitives import WireFormatError, read_uvarint
+from kafkito.broker.offsets.consumer_records import CONSUMER_KEY_TYPES, ConsumerGroupKey, decode_consumer_key
+from kafkito.broker.offsets.encoding import (
+    Reader,
+    RecordFormatError,
+    bytes_field,
+    nullable_string,
+    string,
+    version_of,
+)
+
+__all__ = ["RecordFormatError"]
 
 OFFSET_KEY_VERSION = 1
 GROUP_KEY_VERSION = 2
@@ -25,10 +37,6 @@ _I64 = struct.Struct(">q")
 _OFFSET_V3_HEAD = struct.Struct(">hqih")  # version, offset, leader epoch, metadata length
 _TIMESTAMP = struct.Struct(">q")
 _V1_TAIL = struct.Struct(">qq")
-
-
-class RecordFormatError(ValueError):
-    """Bytes that are not a valid key or value of the version they announce."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -81,33 +89,18 @@ class GroupValue:
     current_state_timestamp: int = -1  # v2+; -1 = unknown
 
 
-Key = OffsetKey | GroupKey | UnknownKey
+Key = OffsetKey | GroupKey | ConsumerGroupKey | UnknownKey
 
 
 # -- writing ------------------------------------------------------------------------------------
 
 
-def _string(text: str) -> bytes:
-    raw = text.encode()
-    if len(raw) > 0x7FFF:
-        raise RecordFormatError(f"string of {len(raw)} bytes does not fit an int16 length")
-    return _I16.pack(len(raw)) + raw
-
-
-def _nullable_string(text: str | None) -> bytes:
-    return b"\xff\xff" if text is None else _string(text)
-
-
-def _bytes(data: bytes) -> bytes:
-    return _I32.pack(len(data)) + data
-
-
 def encode_offset_key(group: str, topic: str, partition: int) -> bytes:
-    return _I16.pack(OFFSET_KEY_VERSION) + _string(group) + _string(topic) + _I32.pack(partition)
+    return _I16.pack(OFFSET_KEY_VERSION) + string(group) + string(topic) + _I32.pack(partition)
 
 
 def encode_group_key(group: str) -> bytes:
-    return _I16.pack(GROUP_KEY_VERSION) + _string(group)
+    return _I16.pack(GROUP_KEY_VERSION) + string(group)
 
 
 def encode_offset_value(value: OffsetValue) -> bytes:
@@ -116,14 +109,14 @@ def encode_offset_value(value: OffsetValue) -> bytes:
         return (
             _I16.pack(OFFSET_VALUE_VERSION_WITH_EXPIRY)
             + _I64.pack(value.offset)
-            + _string(value.metadata)
+            + string(value.metadata)
             + _V1_TAIL.pack(value.commit_timestamp, value.expire_timestamp)
         )
     return (
         _I16.pack(OFFSET_VALUE_VERSION)
         + _I64.pack(value.offset)
         + _I32.pack(value.leader_epoch)
-        + _string(value.metadata)
+        + string(value.metadata)
         + _TIMESTAMP.pack(value.commit_timestamp)
     )
 
@@ -132,108 +125,28 @@ def encode_group_value(value: GroupValue) -> bytes:
     """Group metadata value v3."""
     parts = [
         _I16.pack(GROUP_VALUE_VERSION),
-        _string(value.protocol_type),
+        string(value.protocol_type),
         _I32.pack(value.generation),
-        _nullable_string(value.protocol),
-        _nullable_string(value.leader),
+        nullable_string(value.protocol),
+        nullable_string(value.leader),
         _I64.pack(value.current_state_timestamp),
         _I32.pack(len(value.members)),
     ]
     for m in value.members:
         parts += [
-            _string(m.member_id),
-            _nullable_string(m.group_instance_id),
-            _string(m.client_id),
-            _string(m.client_host),
+            string(m.member_id),
+            nullable_string(m.group_instance_id),
+            string(m.client_id),
+            string(m.client_host),
             _I32.pack(m.rebalance_timeout),
             _I32.pack(m.session_timeout),
-            _bytes(m.subscription),
-            _bytes(m.assignment),
+            bytes_field(m.subscription),
+            bytes_field(m.assignment),
         ]
     return b"".join(parts)
 
 
 # -- reading ------------------------------------------------------------------------------------
-
-
-class _Reader:
-    """A cursor over one key or value; `flexible` switches to compact lengths (v4 values)."""
-
-    __slots__ = ("buf", "flexible", "pos")
-
-    def __init__(self, buf: bytes, pos: int = 2, flexible: bool = False) -> None:
-        self.buf = buf
-        self.pos = pos
-        self.flexible = flexible
-
-    def _take(self, n: int) -> bytes:
-        end = self.pos + n
-        if n < 0 or end > len(self.buf):
-            raise RecordFormatError(f"need {n} bytes at {self.pos}, have {len(self.buf) - self.pos}")
-        out = self.buf[self.pos : end]
-        self.pos = end
-        return out
-
-    def i32(self) -> int:
-        (v,) = _I32.unpack(self._take(4))
-        return int(v)
-
-    def i64(self) -> int:
-        (v,) = _I64.unpack(self._take(8))
-        return int(v)
-
-    def uvarint(self) -> int:
-        try:
-            value, self.pos = read_uvarint(self.buf, self.pos)
-        except WireFormatError as exc:
-            raise RecordFormatError(str(exc)) from None
-        return value
-
-    def _length(self, wide: bool) -> int:
-        if self.flexible:
-            return self.uvarint() - 1
-        if wide:
-            return self.i32()
-        (v,) = _I16.unpack(self._take(2))
-        return int(v)
-
-    def nullable_string(self) -> str | None:
-        n = self._length(False)
-        if n < 0:
-            return None
-        try:
-            return self._take(n).decode()
-        except UnicodeDecodeError as exc:
-            raise RecordFormatError(f"invalid UTF-8 string: {exc}") from None
-
-    def string(self) -> str:
-        s = self.nullable_string()
-        if s is None:
-            raise RecordFormatError("null where a string is required")
-        return s
-
-    def bytes_(self) -> bytes:
-        n = self._length(True)
-        return b"" if n < 0 else self._take(n)
-
-    def array_length(self) -> int:
-        n = self._length(True)
-        if n < 0 or n > len(self.buf):
-            raise RecordFormatError(f"bad array length {n}")
-        return n
-
-    def tagged_fields(self) -> None:
-        if self.flexible:
-            for _ in range(self.uvarint()):
-                self.uvarint()
-                self._take(self.uvarint())
-
-
-def _version(buf: bytes) -> int:
-    if len(buf) < 2:
-        raise RecordFormatError("shorter than a version")
-    (v,) = _I16.unpack_from(buf, 0)
-    return int(v)
 
 
 def decode_offset_key(buf: bytes) -> tuple[str, str, int] | None:
@@ -254,22 +167,23 @@ def decode_offset_key(buf: bytes) -> tuple[str, str, int] | None:
 
 
 def decode_key(buf: bytes) -> Key:
-    version = _version(buf)
+    version = version_of(buf)
     if version in (0, 1):
-        r = _Reader(buf)
+        r = Reader(buf)
         key: Key = OffsetKey(r.string(), r.string(), r.i32())
     elif version == 2:
-        r = _Reader(buf)
+        r = Reader(buf)
         key = GroupKey(r.string())
+    elif version in CONSUMER_KEY_TYPES:
+        return decode_consumer_key(buf)
     else:
         return UnknownKey(version)
-    if r.pos != len(buf):
-        raise RecordFormatError(f"{len(buf) - r.pos} trailing bytes after a v{version} key")
+    r.end(f"a v{version} key")
     return key
 
 
 def decode_offset_value(buf: bytes) -> OffsetValue:
-    version = _version(buf)
+    version = version_of(buf)
     if version == 3 and len(buf) >= _OFFSET_V3_HEAD.size:
         # The common case, unpacked in one go: replay reads millions of these.
         _, offset, epoch, n = _OFFSET_V3_HEAD.unpack_from(buf, 0)
@@ -283,23 +197,22 @@ def decode_offset_value(buf: bytes) -> OffsetValue:
             return OffsetValue(offset, metadata, ts, epoch)
     if not 0 <= version <= 4:
         raise RecordFormatError(f"unknown offset commit value version {version}")
-    r = _Reader(buf, flexible=version >= 4)
+    r = Reader(buf, flexible=version >= 4)
     offset = r.i64()
     epoch = r.i32() if version >= 3 else -1
     metadata = r.string()
     commit_ts = r.i64()
     expire = r.i64() if version == 1 else None
     r.tagged_fields()
-    if r.pos != len(buf):
-        raise RecordFormatError(f"{len(buf) - r.pos} trailing bytes after a v{version} offset value")
+    r.end(f"a v{version} offset value")
     return OffsetValue(offset, metadata, commit_ts, epoch, None if expire == -1 else expire)
 
 
 def decode_group_value(buf: bytes) -> GroupValue:
-    version = _version(buf)
+    version = version_of(buf)
     if not 0 <= version <= 4:
         raise RecordFormatError(f"unknown group metadata value version {version}")
-    r = _Reader(buf, flexible=version >= 4)
+    r = Reader(buf, flexible=version >= 4)
     protocol_type = r.string()
     generation = r.i32()
     protocol = r.nullable_string()
@@ -329,6 +242,5 @@ def decode_group_value(buf: bytes) -> GroupValue:
             )
         )
     r.tagged_fields()
-    if r.pos != len(buf):
-        raise RecordFormatError(f"{len(buf) - r.pos} trailing bytes after a v{version} group value")
+    r.end(f"a v{version} group value")
     return GroupValue(protocol_type, generation, protocol, leader, tuple(members), state_ts)

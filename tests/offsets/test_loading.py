@@ -160,7 +160,7 @@ def test_transactional_offsets_apply_only_at_a_commit_marker(tmp_path: Path) -> 
 def test_unknown_and_undecodable_records_are_skipped(tmp_path: Path) -> None:
     o = OffsetsHarness(tmp_path, partitions=1)
     plog = o.logs.get_log(OFFSETS_TOPIC, 0)
-    plog.append(build_batch([(b"\x00\x07future-key", b"\x00\x00whatever")], WALL_EPOCH))
+    plog.append(build_batch([(b"\x00\x63future-key", b"\x00\x00whatever")], WALL_EPOCH))
     plog.append(build_batch([(encode_offset_key("bad", "t", 0), b"\x00\x03short")], WALL_EPOCH))
     plog.append(build_batch([(encode_group_key("bad2"), b"\x00\x09???")], WALL_EPOCH))
     o.h.commit("good", {T0: 4})

@@ -102,7 +102,9 @@ def test_group_metadata_key_v2_bytes() -> None:
 
 
 def test_unknown_key_versions_are_reported_not_failed() -> None:
-    assert decode_key(b"\x00\x05" + s16("g")) == UnknownKey(5)
+    # Share (9-15) and streams (17+) group records; 3-8 and 16 are consumer groups' (test_consumer_records).
+    assert decode_key(b"\x00\x09" + s16("g")) == UnknownKey(9)
+    assert decode_key(b"\x00\x11" + s16("g")) == UnknownKey(17)
 
 
 def test_truncated_or_padded_keys_are_errors() -> None:
