@@ -23,10 +23,11 @@ from kafkito.broker.offsets.cleaning import BackgroundCleaner
 from kafkito.broker.producer_ids import ProducerIdManager
 from kafkito.broker.services import BrokerConfigs, Cluster, Fetches, Services, Topics
 from kafkito.broker.shutdown import StopSignals, StopSteps, close_logs
+from kafkito.broker.steering import Steering
 from kafkito.broker.transactions import TransactionConfig, TransactionCoordinator
 from kafkito.broker.transactions.manager import TransactionsManager
 from kafkito.broker.transactions.marker_writer import BrokerMarkerWriter
-from kafkito.purgatory import MonotonicClock, Purgatory, Timer
+from kafkito.purgatory import Purgatory, SteerableClock, Timer, TimerTask
 
 log = structlog.get_logger("kafkito.broker")
 
@@ -51,7 +52,7 @@ class Broker:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.connections = Connections(config)  # open connections, their limits and memory pool
-        self.clock = MonotonicClock()
+        self.clock = SteerableClock()  # monotonic; tests move it ahead through `steering.advance`
         self.timer = Timer(self.clock)
         self.fetch_purgatory: Purgatory[DelayedFetch] = Purgatory("Fetch", self.timer)
         self.fetches = Fetches(self.fetch_purgatory)
@@ -65,7 +66,9 @@ class Broker:
         self.transactions_log: TransactionsManager
         self._cleaner: BackgroundCleaner | None = None
         self.cluster_id = config.cluster_id or ""
-        self._periodic: dict[str, asyncio.TimerHandle] = {}
+        self._periodic: dict[str, asyncio.TimerHandle | TimerTask] = {}
+        self.steering = Steering(self)
+        self.steered = False  # a fault rule or black hole is in force: dispatch takes the steered path
         self._server: asyncio.base_events.Server | None = None
         self._bound: tuple[str, int] | None = None
         self._stopped: asyncio.Event | None = None  # created by start(), inside the loop
@@ -143,6 +146,18 @@ class Broker:
 
         self._periodic[name] = loop.call_later(interval_ms / 1000, tick)
 
+    def every_on_clock(self, name: str, interval_ms: int, work: Callable[[], object]) -> None:
+        """`every`, on the broker clock's timer: housekeeping whose time a test may advance (retention)."""
+
+        def tick() -> None:
+            self._periodic[name] = self.timer.schedule(interval_ms, tick)
+            try:
+                work()
+            except Exception:
+                log.exception("broker.periodic_task_failed", task=name)
+
+        self._periodic[name] = self.timer.schedule(interval_ms, tick)
+
     # lifecycle -------------------------------------------------------------------
     async def start(self) -> None:
         from kafkito.broker.server import KafkaConnection
@@ -161,7 +176,7 @@ class Broker:
         self.coordinator.sink = self.offsets.sink
         self.offsets.load(self.coordinator, loop.call_soon)
         self.transactions_log.load(self.services.transactions, loop.call_soon)
-        self.every("offsets-expiry", offsets_config.retention_check_interval_ms, self.offsets.expire)
+        self.every_on_clock("offsets-expiry", offsets_config.retention_check_interval_ms, self.offsets.expire)
         self.every("log-retention", self.config.log_retention_check_interval_ms, self._logs.enforce_retention)
         # Compaction plans off the loop (seconds on a big segment), __consumer_offsets first.
         self._cleaner = BackgroundCleaner(self._logs, wall_clock_ms)

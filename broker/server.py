@@ -11,6 +11,7 @@ import structlog
 
 from kafkito.broker.dispatch import CloseConnection, Reply, dispatch
 from kafkito.broker.receive import FrameError, FrameReceiver
+from kafkito.protocol.codec import client_id_of
 
 if TYPE_CHECKING:
     from kafkito.broker.app import Broker
@@ -50,6 +51,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._log = log
         self._last_active = time.monotonic()
         self._frame_started = 0.0  # when the partial frame being received began
+        self.client_id: str | None = None  # from the first request's header (`Steering.disconnect`)
 
     # asyncio.Protocol callbacks -------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -88,6 +90,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if receiver.partial and (frames or not was_partial):
             self._frame_started = now
         if frames:
+            if self.client_id is None:
+                self.client_id = client_id_of(frames[0])
             self._queue.extend(frames)
             if len(self._queue) > _MAX_QUEUED:
                 self._queue_full = True

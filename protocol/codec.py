@@ -175,6 +175,15 @@ def parse_request_header(frame: bytes, flexible: bool) -> RequestHeader:
     return RequestHeader(api_key, api_version, correlation_id, client_id, pos)
 
 
+def client_id_of(frame: bytes) -> str:
+    """The client id in a request frame's header ("" when null or unreadable), without parsing the rest."""
+    try:
+        (id_len,) = struct.unpack_from(">h", frame, 8)
+        return frame[10 : 10 + id_len].decode("utf-8", "replace") if id_len > 0 else ""
+    except struct.error:
+        return ""
+
+
 def decode_request(frame: bytes, header: RequestHeader) -> Any:
     """Decode the body of a request whose header is already parsed."""
     cls = request_class(header.api_key, header.api_version)

@@ -1,6 +1,6 @@
 """Clocks, a hierarchical timing wheel, delayed operations and the purgatory that watches them."""
 
-from kafkito.purgatory.clock import Clock, ManualClock, MonotonicClock
+from kafkito.purgatory.clock import Clock, ManualClock, MonotonicClock, SteerableClock
 from kafkito.purgatory.operation import DelayedOperation
 from kafkito.purgatory.timer import Timer, TimerTask
 from kafkito.purgatory.watchers import Purgatory
@@ -11,6 +11,7 @@ __all__ = [
     "ManualClock",
     "MonotonicClock",
     "Purgatory",
+    "SteerableClock",
     "Timer",
     "TimerTask",
 ]

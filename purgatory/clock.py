@@ -1,4 +1,5 @@
-"""Injected millisecond clocks: the monotonic one the broker runs on and a manual one for virtual time."""
+"""Injected millisecond clocks: the monotonic one, the broker's (monotonic plus a skip that tests steer)
+and a manual one for virtual time."""
 
 from __future__ import annotations
 
@@ -28,6 +29,33 @@ class MonotonicClock:
 
     def now_ms(self) -> int:
         return time.monotonic_ns() // 1_000_000
+
+
+class SteerableClock:
+    """The broker's clock: `MonotonicClock` time plus an offset that only grows (`skip_to`).
+
+    Real time keeps running; a test moves the broker ahead of it (`Steering.advance`) so that what
+    is due by then (session timeouts, transaction timeouts, offset retention) fires now.
+    """
+
+    __slots__ = ("_offset_ms",)
+
+    def __init__(self) -> None:
+        self._offset_ms = 0
+
+    def now_ms(self) -> int:
+        return time.monotonic_ns() // 1_000_000 + self._offset_ms
+
+    @property
+    def offset_ms(self) -> int:
+        """How far the clock is ahead of the monotonic clock."""
+        return self._offset_ms
+
+    def skip_to(self, target_ms: int) -> None:
+        """Move the clock forward so that `now_ms() >= target_ms` (a no-op when it is already there)."""
+        behind = target_ms - self.now_ms()
+        if behind > 0:
+            self._offset_ms += behind
 
 
 class ManualClock:

@@ -1,0 +1,184 @@
+"""`Steering`: what a test may do to a running broker: move its clock, inject faults, drop or ignore
+clients, and look at its groups. Every method runs on the broker's event loop (the in-process handle
+and the HTTP control endpoint both call it there)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from kafkito.broker.steering.rules import FaultRule, FaultRules, api_key_of, error_of
+from kafkito.broker.steering.shapes import check_faultable
+from kafkito.protocol.errors import ErrorCode
+
+if TYPE_CHECKING:
+    from kafkito.broker.app import Broker
+
+log = structlog.get_logger("kafkito.steering")
+
+
+class Steering:
+    """The broker's steering wheel for tests; built by `Broker` as `broker.steering`."""
+
+    def __init__(self, broker: Broker) -> None:
+        self._broker = broker
+        self.rules = FaultRules(self._update)
+        # client id -> the requests it sent that are never answered (cancelled by `unblackhole`)
+        self.blackholed: dict[str, set[asyncio.Future[Any]]] = {}
+
+    # -- time -----------------------------------------------------------------------------------
+
+    def now_ms(self) -> int:
+        """The broker's clock: monotonic time plus every `advance` so far."""
+        return self._broker.clock.now_ms()
+
+    def advance(self, ms: int) -> int:
+        """Move the broker clock `ms` forward, firing every timer due on the way, in deadline order.
+
+        The clock stops at each due deadline so that a task runs at its own time and what it schedules
+        inside the window fires too (a session expiry's rebalance, a transaction's abort). Covers the
+        purgatory's timer: group sessions, rebalances and delayed joins, transaction timeouts and
+        transactional-id expiration, offset retention. Returns the new broker time in ms.
+        """
+        if isinstance(ms, bool) or not isinstance(ms, int) or ms < 0:
+            raise ValueError(f"advance takes a whole, non-negative number of ms, not {ms!r}")
+        clock = self._broker.clock
+        timer = self._broker.timer
+        target = clock.now_ms() + ms
+        log.info("clock.advance", ms=ms)
+        while True:
+            deadline = timer.next_deadline_ms()
+            if deadline is None or deadline > target:
+                break
+            clock.skip_to(deadline)
+            timer.advance_clock()
+        clock.skip_to(target)
+        timer.advance_clock()
+        return clock.now_ms()
+
+    # -- faults ---------------------------------------------------------------------------------
+
+    def inject(
+        self,
+        api: str | int,
+        error: str | int | ErrorCode | None,
+        count: int | None = 1,
+        *,
+        topic: str | None = None,
+        partition: int | None = None,
+        group: str | None = None,
+        client_id: str | None = None,
+        delay_ms: int = 0,
+    ) -> FaultRule:
+        """Answer the next `count` matching requests (None: until removed) with `error`, after `delay_ms`.
+
+        With `topic` (and `partition`), only requests carrying that partition match, and only those
+        partitions are answered with the error: the others are served. A faulted Produce appends
+        nothing and a faulted OffsetCommit stores nothing. `error` None (or "NONE") with a delay only
+        slows the requests down.
+        """
+        rule = FaultRule(
+            api_key_of(api),
+            error_of(error),
+            count,
+            topic=topic,
+            partition=partition,
+            group=group,
+            client_id=client_id,
+            delay_ms=delay_ms,
+        )
+        check_faultable(rule)
+        self.rules.add(rule)
+        log.info("fault.injected", **rule.as_dict())
+        return rule
+
+    def faults(self) -> list[FaultRule]:
+        """The rules still in force, oldest first."""
+        return list(self.rules)
+
+    def fault(self, rule_id: int) -> FaultRule | None:
+        return self.rules.get(rule_id)
+
+    def remove_fault(self, rule_id: int) -> bool:
+        rule = self.rules.get(rule_id)
+        if rule is None:
+            return False
+        rule.remove()
+        return True
+
+    def clear_faults(self) -> None:
+        self.rules.clear()
+
+    # -- connections ----------------------------------------------------------------------------
+
+    def disconnect(self, client_id: str | None = None) -> int:
+        """Drop, now, every connection of `client_id` (every connection when None); returns how many."""
+        dropped = 0
+        for conn in list(self._broker.connections):
+            if client_id is None or getattr(conn, "client_id", None) == client_id:
+                conn.kill()
+                dropped += 1
+        log.info("connections.dropped", client_id=client_id, dropped=dropped)
+        return dropped
+
+    def blackhole(self, client_id: str) -> None:
+        """Stop answering `client_id`: its requests are read and never answered, so that it times out."""
+        self.blackholed.setdefault(client_id, set())
+        self._update()
+        log.info("client.blackholed", client_id=client_id)
+
+    def unblackhole(self, client_id: str) -> None:
+        """Answer `client_id` again; the connections holding unanswered requests are dropped."""
+        pending = self.blackholed.pop(client_id, None)
+        for future in pending or ():
+            future.cancel()
+        self._update()
+        log.info("client.unblackholed", client_id=client_id)
+
+    def swallow(self, client_id: str) -> asyncio.Future[Any]:
+        """A reply that never comes, for a request of a black-holed client."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        pending = self.blackholed[client_id]
+        pending.add(future)
+        future.add_done_callback(pending.discard)
+        return future
+
+    # -- groups ---------------------------------------------------------------------------------
+
+    def describe_group(self, group_id: str) -> dict[str, Any] | None:
+        """The group's state, generation, protocol and members, or None for a group that does not exist."""
+        coordinator = self._broker.coordinator
+        group = coordinator.get_group(group_id)
+        if group is None:
+            return None
+        described = coordinator.describe_groups([group_id])[0]
+        summary = described.summary
+        return {
+            "group_id": group_id,
+            "state": summary.state,
+            "protocol_type": summary.protocol_type,
+            "protocol": summary.protocol or None,
+            "generation": getattr(group, "generation_id", None),
+            "leader": getattr(group, "leader_id", None),
+            "members": [
+                {
+                    "member_id": m.member_id,
+                    "group_instance_id": m.group_instance_id,
+                    "client_id": m.client_id,
+                    "client_host": m.client_host,
+                }
+                for m in summary.members
+            ],
+        }
+
+    def group_timeline(self, group_id: str) -> list[dict[str, Any]]:
+        """What the coordinator recorded for the group (transitions, member events), oldest first."""
+        return [dict(event) for event in self._broker.coordinator.group_timeline(group_id)]
+
+    # -------------------------------------------------------------------------------------------
+
+    def _update(self) -> None:
+        """Dispatch takes the steered path only while a rule or a black hole is in force."""
+        self._broker.steered = bool(len(self.rules) or self.blackholed)
