@@ -12,6 +12,7 @@ import asyncio
 import base64
 import enum
 import json
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -24,6 +25,9 @@ from kafkito.broker.control.steering_view import BrokerView, FaultRuleView
 log = structlog.get_logger("kafkito.control")
 
 BROKER_KEY = web.AppKey("broker", BrokerView)
+# Rules added here, kept after they are used up or removed, so that a wait or a look after the fact works.
+ADDED_RULES_KEY = web.AppKey("added_rules", OrderedDict[str, FaultRuleView])
+ADDED_RULES_KEPT = 1000
 POLL_INTERVAL_S = 0.01  # how often a wait looks again; the broker's loop is not blocked in between
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -112,12 +116,16 @@ async def advance(request: web.Request) -> web.Response:
 # -- faults -------------------------------------------------------------------------------------
 
 
-def _find_rule(request: web.Request) -> FaultRuleView:
+def _find_rule(request: web.Request, *, in_force: bool = False) -> FaultRuleView:
+    """The rule named in the path: one in force, or (unless `in_force`) one added here earlier."""
     rule_id = request.match_info["rule_id"]
     for rule in _broker(request).steering().faults():
         if str(rule.id) == rule_id:
             return rule
-    raise ControlError(404, f"no fault rule {rule_id}")
+    added = None if in_force else request.app[ADDED_RULES_KEY].get(rule_id)
+    if added is None:
+        raise ControlError(404, f"no fault rule {rule_id}{' in force' if in_force else ''}")
+    return added
 
 
 async def list_faults(request: web.Request) -> web.Response:
@@ -129,14 +137,18 @@ async def add_fault(request: web.Request) -> web.Response:
     steering = _broker(request).steering()
     rule = steering.inject(
         body.name_or_number("api"),
-        body.name_or_number("error"),
-        body.integer("count", default=1, minimum=1),
+        body.name_or_number("error", required=False),
+        body.count("count", default=1),
         topic=body.text("topic", default=None),
         partition=body.integer("partition", default=None, minimum=0),
         group=body.text("group", default=None),
+        client_id=body.text("client_id", default=None),
         delay_ms=body.integer("delay_ms", default=0, minimum=0),
     )
-    log.info("control.fault_added", rule=rule.as_dict())
+    added = request.app[ADDED_RULES_KEY]
+    added[str(rule.id)] = rule
+    while len(added) > ADDED_RULES_KEPT:
+        added.popitem(last=False)
     return answer(rule.as_dict(), 201)
 
 
@@ -145,7 +157,7 @@ async def get_fault(request: web.Request) -> web.Response:
 
 
 async def remove_fault(request: web.Request) -> web.Response:
-    rule = _find_rule(request)
+    rule = _find_rule(request, in_force=True)
     rule.remove()
     return answer(rule.as_dict())
 
@@ -263,6 +275,7 @@ ROUTES: tuple[tuple[str, str, Handler], ...] = (
 def build_app(broker: BrokerView) -> web.Application:
     app = web.Application(middlewares=[errors_as_json])
     app[BROKER_KEY] = broker
+    app[ADDED_RULES_KEY] = OrderedDict()
     for method, path, handler in ROUTES:
         app.router.add_route(method, path, handler)
     return app

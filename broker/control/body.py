@@ -62,9 +62,23 @@ class Body:
             raise BodyError(f"{name!r} must be a string, got {value!r}")
         return value
 
-    def name_or_number(self, name: str) -> str | int:
+    def count(self, name: str, default: int) -> int | None:
+        """A positive count; JSON null means no limit (None), an absent field the default."""
+        if name in self._data and self._data[name] is None:
+            return None
+        return self.integer(name, default=default, minimum=1)
+
+    @overload
+    def name_or_number(self, name: str) -> str | int: ...
+
+    @overload
+    def name_or_number(self, name: str, *, required: bool) -> str | int | None: ...
+
+    def name_or_number(self, name: str, *, required: bool = True) -> str | int | None:
         """A Kafka API or error, by name ("Produce", "NOT_LEADER_OR_FOLLOWER") or by number."""
-        _, value = self._get(name, _REQUIRED)
+        given, value = self._get(name, _REQUIRED if required else None)
+        if not given:
+            return None
         if isinstance(value, bool) or not isinstance(value, str | int):
             raise BodyError(f"{name!r} must be a name or a number, got {value!r}")
         if isinstance(value, str) and value.lstrip("-").isdigit():

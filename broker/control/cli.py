@@ -36,9 +36,13 @@ def _fault_add(client: ControlClient, args: argparse.Namespace) -> Any:
         "topic": args.topic,
         "partition": args.partition,
         "group": args.group,
+        "client_id": args.client_id,
         "delay_ms": args.delay_ms,
     }
-    return client.call("POST", "/faults", {k: v for k, v in body.items() if v is not None})
+    body = {k: v for k, v in body.items() if v is not None}
+    if args.forever:
+        body["count"] = None  # in force until removed
+    return client.call("POST", "/faults", body)
 
 
 def _fault_list(client: ControlClient, args: argparse.Namespace) -> Any:
@@ -95,9 +99,11 @@ def _add_fault_verbs(sub: Any) -> None:
     add.add_argument("api", help="a Kafka API by name or key (Produce, 0)")
     add.add_argument("error", help="a Kafka error by name or code (NOT_LEADER_OR_FOLLOWER, 6)")
     add.add_argument("--count", type=int, default=1, help="matching requests it answers (default 1)")
+    add.add_argument("--forever", action="store_true", help="no count: in force until removed")
     add.add_argument("--topic", help="only requests naming this topic")
     add.add_argument("--partition", type=int, help="only this partition of the topic")
     add.add_argument("--group", help="only requests for this group")
+    add.add_argument("--client-id", help="only requests from this client id")
     add.add_argument("--delay-ms", type=int, help="hold matching requests this long")
     _verb(verbs.add_parser("list", help="every rule, one JSON object per line"), _fault_list)
     remove = _verb(verbs.add_parser("remove", help="retire a rule"), _fault_remove)

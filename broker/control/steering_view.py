@@ -32,12 +32,13 @@ class SteeringView(Protocol):
     def inject(
         self,
         api: str | int,
-        error: str | int,
-        count: int = 1,
+        error: str | int | None,
+        count: int | None = 1,
         *,
         topic: str | None = None,
         partition: int | None = None,
         group: str | None = None,
+        client_id: str | None = None,
         delay_ms: int = 0,
     ) -> FaultRuleView: ...
 
