@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from kafkito.broker import logging_setup
-from kafkito.broker.handlers import HANDLERS, api_versions
+from kafkito.broker.handlers import HANDLERS, VERSIONS, api_versions
 from kafkito.broker.handlers.registry import Handler
 from kafkito.broker.steering.intercept import Request, steer
 from kafkito.protocol.codec import (
@@ -54,14 +54,15 @@ def _route(api_key: int, api_version: int) -> _Route | None:
 
     Raises CloseConnection for an unknown API or an unsupported version of another API.
     """
-    handler = HANDLERS.get(api_key)
-    if handler is None:
+    versions = VERSIONS.get(api_key)
+    if versions is None:
         raise CloseConnection(f"unsupported api key {api_key}")
-    lo, hi = handler.VERSIONS
+    lo, hi = versions
     if not lo <= api_version <= hi:
         if api_key == API_VERSIONS_KEY:
             return None
         raise CloseConnection(f"unsupported version {api_version} of api key {api_key} (supported {lo}-{hi})")
+    handler = HANDLERS[api_key]  # imported on its API's first request
     route = _routes[api_key, api_version] = (
         handler,
         is_flexible(api_key, api_version),

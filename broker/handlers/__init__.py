@@ -1,55 +1,77 @@
-"""The one registry of API handlers: dispatch and ApiVersions read it. To add an API, add its module here."""
+"""The one registry of API handlers: dispatch and ApiVersions read it. To add an API, add its row here.
+
+A handler module is imported on the first request of its API, not at start-up (33 modules and what
+they import cost ~5 ms of every start). So the registry states each API's key and versions itself;
+they must equal the module's `API_KEY` and `VERSIONS` (tests/broker/test_handler_registry.py).
+"""
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator, Mapping
 from typing import cast
 
 from kafkito.broker.handlers.registry import Handler
 
-# One module per API, named after it (see DEVELOPERS.md, "Handler contract").
-_NAMES = (
-    "add_offsets_to_txn",
-    "add_partitions_to_txn",
-    "alter_configs",
-    "api_versions",
-    "create_partitions",
-    "create_topics",
-    "delete_groups",
-    "delete_records",
-    "delete_topics",
-    "describe_cluster",
-    "describe_configs",
-    "describe_groups",
-    "describe_producers",
-    "describe_transactions",
-    "end_txn",
-    "fetch",
-    "find_coordinator",
-    "heartbeat",
-    "incremental_alter_configs",
-    "init_producer_id",
-    "join_group",
-    "leave_group",
-    "list_groups",
-    "list_offsets",
-    "list_transactions",
-    "metadata",
-    "offset_commit",
-    "offset_delete",
-    "offset_fetch",
-    "offset_for_leader_epoch",
-    "produce",
-    "sync_group",
-    "txn_offset_commit",
+# (module, API key, lowest version, highest version): one module per API, named after it (see
+# DEVELOPERS.md, "Handler contract").
+APIS: tuple[tuple[str, int, int, int], ...] = (
+    ("add_offsets_to_txn", 25, 0, 4),
+    ("add_partitions_to_txn", 24, 0, 5),
+    ("alter_configs", 33, 0, 2),
+    ("api_versions", 18, 0, 4),
+    ("create_partitions", 37, 0, 3),
+    ("create_topics", 19, 2, 7),
+    ("delete_groups", 42, 0, 2),
+    ("delete_records", 21, 0, 2),
+    ("delete_topics", 20, 1, 6),
+    ("describe_cluster", 60, 0, 1),
+    ("describe_configs", 32, 1, 4),
+    ("describe_groups", 15, 0, 5),
+    ("describe_producers", 61, 0, 0),
+    ("describe_transactions", 65, 0, 0),
+    ("end_txn", 26, 0, 5),
+    ("fetch", 1, 4, 17),
+    ("find_coordinator", 10, 0, 6),
+    ("heartbeat", 12, 0, 4),
+    ("incremental_alter_configs", 44, 0, 1),
+    ("init_producer_id", 22, 0, 5),
+    ("join_group", 11, 0, 9),
+    ("leave_group", 13, 0, 5),
+    ("list_groups", 16, 0, 5),
+    ("list_offsets", 2, 1, 8),
+    ("list_transactions", 66, 0, 2),
+    ("metadata", 3, 0, 12),
+    ("offset_commit", 8, 2, 9),
+    ("offset_delete", 47, 0, 0),
+    ("offset_fetch", 9, 1, 9),
+    ("offset_for_leader_epoch", 23, 2, 4),
+    ("produce", 0, 3, 11),
+    ("sync_group", 14, 0, 5),
+    ("txn_offset_commit", 28, 0, 4),
 )
 
-HANDLERS: dict[int, Handler] = {
-    h.API_KEY: h
-    for h in (cast(Handler, importlib.import_module(f"kafkito.broker.handlers.{n}")) for n in _NAMES)
-}
+_MODULES = {key: name for name, key, _, _ in APIS}
+VERSIONS: dict[int, tuple[int, int]] = {key: (lo, hi) for _, key, lo, hi in APIS}
+
+
+class _Handlers(Mapping[int, Handler]):
+    """API key -> its handler module, imported on first lookup."""
+
+    def __getitem__(self, api_key: int) -> Handler:
+        name = _MODULES[api_key]
+        return cast(Handler, importlib.import_module(f"kafkito.broker.handlers.{name}"))
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(_MODULES)
+
+    def __len__(self) -> int:
+        return len(_MODULES)
+
+
+HANDLERS: Mapping[int, Handler] = _Handlers()
 
 
 def supported_versions() -> list[tuple[int, int, int]]:
     """(api_key, min_version, max_version) for every API this broker answers, by key."""
-    return [(key, h.VERSIONS[0], h.VERSIONS[1]) for key, h in sorted(HANDLERS.items())]
+    return [(key, lo, hi) for key, (lo, hi) in sorted(VERSIONS.items())]
