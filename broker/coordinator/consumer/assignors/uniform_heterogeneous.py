@@ -23,7 +23,7 @@ from kafkito.broker.coordinator.consumer.assignors.spec import GroupAssignment, 
 
 
 class _Builder:
-    __slots__ = ("counts", "index", "owners", "racks", "subscribers", "topics")
+    __slots__ = ("counts", "owners", "racks", "subscribers", "topics")
 
     def __init__(
         self,
@@ -32,7 +32,6 @@ class _Builder:
         topics: Mapping[uuid.UUID, TopicSpec],
     ) -> None:
         member_ids = sorted(members)
-        self.index = {member_id: position for position, member_id in enumerate(member_ids)}
         self.topics = topics
         self.subscribers: dict[uuid.UUID, list[str]] = {}
         for member_id in member_ids:
@@ -78,9 +77,10 @@ class _Builder:
         counts = self.counts
         if not held or max(counts[m] for m in held) - min(counts[m] for m in subscribers) < 2:
             return 0
-        givers = [(-counts[m], self.index[m], m) for m in held]
-        heapq.heapify(givers)
         least = _LeastLoaded(self, subscribers)
+        rank = least.rank
+        givers = [(-counts[m], -rank[m], m) for m in held]
+        heapq.heapify(givers)
         moved = 0
         while givers:
             negative_count, _, giver = givers[0]
@@ -98,8 +98,8 @@ class _Builder:
             owners[partition] = receiver
             counts[giver] -= 1
             counts[receiver] += 1
-            heapq.heapreplace(givers, (-counts[giver], self.index[giver], giver))
-            heapq.heappush(givers, (-counts[receiver], self.index[receiver], receiver))
+            heapq.heapreplace(givers, (-counts[giver], -rank[giver], giver))
+            heapq.heappush(givers, (-counts[receiver], -rank[receiver], receiver))
             least.update(receiver)
             least.update(giver)
             moved += 1
@@ -107,15 +107,20 @@ class _Builder:
 
 
 class _LeastLoaded:
-    """The subscribers of one topic by total partition count (then member order), with one heap per
-    rack so that, among the least loaded, one on a partition's rack can be picked. Entries go stale
-    when a count changes and are dropped when they reach the top."""
+    """The subscribers of one topic by total partition count, with one heap per rack so that, among
+    the least loaded, one on a partition's rack can be picked. Ties go by rank: the order of the
+    subscribers by count when the topic's turn began, then by member id (as Kafka's balancer fills
+    its least loaded range), so a member that started lower is served first at every level. Entries
+    go stale when a count changes and are dropped when they reach the top."""
 
-    __slots__ = ("builder", "by_rack", "heap")
+    __slots__ = ("builder", "by_rack", "heap", "rank")
 
     def __init__(self, builder: _Builder, subscribers: list[str]) -> None:
         self.builder = builder
-        self.heap = [(builder.counts[m], builder.index[m], m) for m in subscribers]
+        counts = builder.counts
+        # `subscribers` is in member-id order and sorted() is stable: by count, then member id.
+        self.rank = {m: position for position, m in enumerate(sorted(subscribers, key=counts.__getitem__))}
+        self.heap = [(counts[m], self.rank[m], m) for m in subscribers]
         heapq.heapify(self.heap)
         self.by_rack: dict[str, list[tuple[int, int, str]]] = {}
         if builder.racks.active:
@@ -143,7 +148,7 @@ class _LeastLoaded:
         return best[2]
 
     def update(self, member_id: str) -> None:
-        entry = (self.builder.counts[member_id], self.builder.index[member_id], member_id)
+        entry = (self.builder.counts[member_id], self.rank[member_id], member_id)
         heapq.heappush(self.heap, entry)
         rack = self.builder.racks.member_racks[member_id]
         if rack is not None and self.by_rack:
