@@ -73,6 +73,7 @@ class Broker:
         self._bound: tuple[str, int] | None = None
         self._stopped: asyncio.Event | None = None  # created by start(), inside the loop
         self._stop_task: asyncio.Future[bool] | None = None
+        self.crashed = False  # by crash(): left as a SIGKILL leaves a process
 
     # identity ------------------------------------------------------------------
     @property
@@ -232,6 +233,25 @@ class Broker:
                 self._stopped.set()
         log.info("broker.stopped", clean=steps.clean, failed=steps.failed)
         return steps.clean
+
+    def crash(self) -> None:
+        """Die in-process as a SIGKILL would leave the broker (`kafkito.testing`'s `restart(kill=True)`):
+        listener and connections cut, no timer or housekeeping firing again, and nothing closed,
+        flushed or written on the way out (the logs hold what was written, and recover on restart)."""
+        self.crashed = True
+        if self._server is not None:
+            server, self._server = self._server, None
+            server.close()
+        for conn in list(self.connections):
+            conn.kill()
+        self._cancel_periodic()
+        if self._cleaner is not None:
+            self._cleaner.stop()
+        if self._logs is not None:
+            self.offsets.stop_loading()
+            self.transactions_log.stop_loading()
+        self.timer.close()
+        log.warning("broker.crashed", reason="killed by a test")
 
     def _cancel_periodic(self) -> None:
         for handle in self._periodic.values():
