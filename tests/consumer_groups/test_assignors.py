@@ -559,3 +559,12 @@ def test_parse_assignors_rejects_bad_lists(value: str, message: str) -> None:
 
 def test_registry_names_match() -> None:
     assert {name: a.name for name, a in ASSIGNORS.items()} == {"uniform": "uniform", "range": "range"}
+
+
+def test_uniform_heterogeneous_balancing_moves_partitions_off_the_givers_rack_first() -> None:
+    """A holds all four partitions of topic1 (two on its rack); B, on the other rack, must take two:
+    it takes the two off A's rack, and A keeps those on its own."""
+    racks = {0: frozenset({"b"}), 1: frozenset({"a"}), 2: frozenset({"b"}), 3: frozenset({"a"})}
+    topics = {**topic_table(4, racks=racks), T2: TopicSpec(T2, "topic2", 0, {})}
+    members = {"A": member(T1, assigned={T1: {0, 1, 2, 3}}, rack="a"), "B": member(T1, T2, rack="b")}
+    assert readable(UNIFORM.assign(members, topics)) == {"A": {1: [1, 3]}, "B": {1: [0, 2]}}

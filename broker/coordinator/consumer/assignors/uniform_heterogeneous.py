@@ -58,22 +58,35 @@ class _Builder:
             return
         least = _LeastLoaded(self, self.subscribers[topic_id])
         for partition in free:
-            member_id = least.pick(
-                self.racks.partition_racks(topic_id, partition) if self.racks.active else None
-            )
+            member_id = least.pick(self.rack_choice(topic_id, partition))
             owners[partition] = member_id
             self.counts[member_id] += 1
             least.update(member_id)
+
+    def rack_choice(self, topic_id: uuid.UUID, partition: int) -> frozenset[str] | None:
+        """The racks to prefer for a partition's new holder (None: no rack preference at all)."""
+        return self.racks.partition_racks(topic_id, partition) if self.racks.active else None
+
+    def held(self, topic_id: uuid.UUID) -> dict[str, list[int]]:
+        """Each holder's partitions of a topic, in the order it gives them up from the end: the
+        highest first, and with racks, those off its rack before those on it."""
+        held: dict[str, list[int]] = {}
+        for partition, owner in enumerate(self.owners.by_topic[topic_id]):
+            if owner is not None:
+                held.setdefault(owner, []).append(partition)
+        if self.racks.active:
+            for member_id, partitions in held.items():
+                on_rack = [p for p in partitions if self.racks.matches(member_id, topic_id, p)]
+                off_rack = [p for p in partitions if not self.racks.matches(member_id, topic_id, p)]
+                held[member_id] = on_rack + off_rack
+        return held
 
     def balance(self, topic_id: uuid.UUID) -> int:
         """Moves partitions of one topic from its most to its least loaded subscribers; returns the
         number moved."""
         subscribers = self.subscribers[topic_id]
         owners = self.owners.by_topic[topic_id]
-        held: dict[str, list[int]] = {}
-        for partition, owner in enumerate(owners):
-            if owner is not None:
-                held.setdefault(owner, []).append(partition)
+        held = self.held(topic_id)
         counts = self.counts
         if not held or max(counts[m] for m in held) - min(counts[m] for m in subscribers) < 2:
             return 0
@@ -88,9 +101,7 @@ class _Builder:
                 heapq.heappop(givers)
                 continue
             partition = held[giver][-1]
-            receiver = least.pick(
-                self.racks.partition_racks(topic_id, partition) if self.racks.active else None
-            )
+            receiver = least.pick(self.rack_choice(topic_id, partition))
             if counts[giver] - counts[receiver] < 2:
                 break
             held[giver].pop()
