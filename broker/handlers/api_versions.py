@@ -1,13 +1,16 @@
 """ApiVersions (18): the versions of every API this broker answers, from the handler registry.
 
-v1 adds throttle_time_ms; v3 is flexible and carries the client's software name/version; v4 no change.
-A request of a version we do not know is answered by dispatch as v0 with UNSUPPORTED_VERSION (KIP-511).
+v1 adds throttle_time_ms; v3 is flexible and carries the client's software name/version, and the
+response the cluster's feature levels in tagged fields (`broker/features.py`); v4 also lists supported
+features whose minimum level is 0. A request of a version we do not know is answered by dispatch as v0
+with UNSUPPORTED_VERSION (KIP-511).
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
+from kafkito.broker import features
 from kafkito.broker.context import RequestContext
 from kafkito.protocol.errors import ErrorCode
 
@@ -44,7 +47,12 @@ def handle(ctx: RequestContext, request: ApiVersionsRequest) -> Any:
         ver = request.client_software_version or ""
         if not (_valid_software(name) and _valid_software(ver)):
             error = ErrorCode.INVALID_REQUEST
-    return ctx.response(error_code=error, api_keys=api_keys(), throttle_time_ms=0)
+    return ctx.response(
+        error_code=error,
+        api_keys=api_keys(),
+        throttle_time_ms=0,
+        **features.api_versions_fields(ctx.version),
+    )
 
 
 def _valid_software(value: str) -> bool:

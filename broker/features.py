@@ -1,0 +1,102 @@
+"""The cluster's feature levels (KIP-584), as a freshly formatted Kafka 4.1 cluster reports them.
+
+ApiVersions v3+ carries them in tagged fields: the levels this broker supports (SupportedFeatures),
+the levels the cluster runs at (FinalizedFeatures, each with min = max = the level) and the epoch of
+that information (FinalizedFeaturesEpoch). A 4.1 cluster formatted with the defaults finalizes:
+
+- `metadata.version` 27 (4.1-IV1), the latest production level: supported from 7 (3.3-IV3, the
+  lowest KRaft level 4.x accepts) to 27. kafkito's APIs are those of 4.1.
+- `transaction.version` 2 (KIP-890 part 2: the epoch bumps at every transaction end, Produce v12 and
+  TxnOffsetCommit v5 add their partition implicitly); supported 0..2.
+- `group.version` 1 (KIP-848 consumer groups); supported 0..1.
+- `kraft.version` 1, as `kafka-storage format --standalone` (the 4.x quick start) leaves it; Kafka
+  lists it only when above 0. Supported 0..1.
+
+Kafka also supports `eligible.leader.replicas.version`, `share.version` and `streams.version`; they
+are not reported here: kafkito has one broker (no ISR to elect from) and serves no share or streams
+group APIs. As in Kafka, a feature whose finalized level is 0 is not listed, and ApiVersions below v4
+leaves out supported features whose minimum is 0 (KAFKA-17011: old clients rejected a 0 minimum).
+
+Kafka has no broker property for these levels (they are set by `kafka-storage format --feature` and
+changed with UpdateFeatures), so neither has kafkito: they are constants.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+METADATA_VERSION = "metadata.version"
+KRAFT_VERSION = "kraft.version"
+TRANSACTION_VERSION = "transaction.version"
+GROUP_VERSION = "group.version"
+
+# ApiVersions answers below this version leave out supported features with a minimum of 0.
+ZERO_MIN_SINCE_API_VERSION = 4
+# Kafka's epoch is the offset of the metadata it read the levels from; these never change here.
+FINALIZED_FEATURES_EPOCH = 0
+
+
+@dataclass(slots=True, frozen=True)
+class Feature:
+    """One feature: the levels this broker supports and the level the cluster is finalized at."""
+
+    name: str
+    min_level: int
+    max_level: int
+    finalized: int
+
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(METADATA_VERSION, 7, 27, 27),
+    Feature(KRAFT_VERSION, 0, 1, 1),
+    Feature(TRANSACTION_VERSION, 0, 2, 2),
+    Feature(GROUP_VERSION, 0, 1, 1),
+)
+_BY_NAME = {f.name: f for f in FEATURES}
+
+
+def finalized_level(name: str) -> int:
+    """The level the cluster runs `name` at (0 for a feature it does not know)."""
+    feature = _BY_NAME.get(name)
+    return 0 if feature is None else feature.finalized
+
+
+def transaction_version() -> int:
+    """The finalized `transaction.version`: 2 means transactions V2 (KIP-890 part 2)."""
+    return finalized_level(TRANSACTION_VERSION)
+
+
+def transaction_log_value_version() -> int:
+    """The `__transaction_state` value version Kafka writes: the flexible v1 from transaction.version 1."""
+    return 1 if transaction_version() >= 1 else 0
+
+
+def supported_features(api_version: int) -> list[dict[str, Any]]:
+    """ApiVersions' SupportedFeatures for a response of `api_version`."""
+    return [
+        dict(name=f.name, min_version=f.min_level, max_version=f.max_level)
+        for f in FEATURES
+        if f.min_level > 0 or api_version >= ZERO_MIN_SINCE_API_VERSION
+    ]
+
+
+def finalized_features() -> list[dict[str, Any]]:
+    """ApiVersions' FinalizedFeatures: each level above 0, as min = max = the level."""
+    return [
+        dict(name=f.name, max_version_level=f.finalized, min_version_level=f.finalized)
+        for f in FEATURES
+        if f.finalized > 0
+    ]
+
+
+def api_versions_fields(api_version: int) -> dict[str, Any]:
+    """The feature fields of an ApiVersions response (tagged, v3+; nothing before)."""
+    if api_version < 3:
+        return {}
+    return dict(
+        supported_features=supported_features(api_version),
+        finalized_features_epoch=FINALIZED_FEATURES_EPOCH,
+        finalized_features=finalized_features(),
+        zk_migration_ready=False,
+    )
