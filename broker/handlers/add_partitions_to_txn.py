@@ -111,8 +111,10 @@ def _one(
     def added(error: ErrorCode) -> None:
         answer(dict.fromkeys(partitions, _client_error(version, error)))
 
+    # As Kafka reads the version: v4+ (sent by brokers for a V2 client's Produce) is transactions V2.
+    txn_version = 2 if version >= 4 else 0
     ctx.transactions.add_partitions(
-        AddPartitionsRequest(txn_id, producer_id, producer_epoch, partitions), added
+        AddPartitionsRequest(txn_id, producer_id, producer_epoch, partitions, txn_version), added
     )
 
 

@@ -9,9 +9,13 @@
   the client's transaction version (tag 2), written only when they differ from their defaults.
 - A tombstone is the key with a null value.
 
-The writer uses v0 unless a v1-only field carries information (as Kafka writes v1 only when it
-needs it). Timestamps are encoded as given: the shell converts between the coordinator's clock and
-wall-clock time, as it does for `__consumer_offsets`. The partition of an id is the one Kafka picks.
+`value_version` picks v0 unless a v1-only field carries information; the broker's sink asks for
+v1 at least (`min_version`) once `transaction.version` is 1 or more, as Kafka writes every value
+flexible from then on. Kafka's writer fills only the client's transaction version of the three tags
+(its reader reads all three); kafkito also writes the next and previous producer ids when set, so a
+V2 transaction that ran out of epochs completes on the right producer id after a restart.
+Timestamps are encoded as given: the shell converts between the coordinator's clock and wall-clock
+time, as it does for `__consumer_offsets`. The partition of an id is the one Kafka picks.
 """
 
 from __future__ import annotations
@@ -264,11 +268,12 @@ def convert_times(meta: TransactionMetadata, convert: Callable[[int], int]) -> T
 # -- whole records ------------------------------------------------------------------------------------
 
 
-def encode_record(record: TxnLogRecord) -> tuple[bytes, bytes | None]:
-    """The (key, value) of a record; a tombstone's value is None."""
+def encode_record(record: TxnLogRecord, min_version: int = 0) -> tuple[bytes, bytes | None]:
+    """The (key, value) of a record; a tombstone's value is None. The value is at least `min_version`."""
     if isinstance(record, TransactionTombstone):
         return encode_key(record.transactional_id), None
-    return encode_key(record.transactional_id), encode_value(record.metadata)
+    meta = record.metadata
+    return encode_key(record.transactional_id), encode_value(meta, max(value_version(meta), min_version))
 
 
 def decode_record(key: bytes, value: bytes | None) -> TxnLogRecord | None:

@@ -5,6 +5,9 @@ commit or abort), `expiry` (timeouts and id expiration on the timer) and `querie
 They share one `TxnRuntime`. Every write is a `__transaction_state` record; `replay` applies it,
 at load and at run time, and answers go out (through the outbox) only after the append. Loading is
 a replay of the log followed by `on_loaded`, which completes the transactions left prepared.
+
+Both transaction versions are served, chosen per request as Kafka chooses: EndTxn v5+ is a V2 client
+(the epoch is bumped at every end and answered back), older EndTxn and AddPartitionsToTxn are V1.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from kafkito.broker.transactions.config import TransactionConfig
 from kafkito.broker.transactions.decisions import (
     decide_add_partitions,
     decide_end,
+    decide_end_v2,
     decide_init,
     verify_partitions,
 )
@@ -31,6 +35,7 @@ from kafkito.broker.transactions.metadata import (
     TransactionMetadata,
     TxnLogRecord,
     new_metadata,
+    next_producer,
     prepare_fence_and_abort,
 )
 from kafkito.broker.transactions.ports import (
@@ -43,7 +48,9 @@ from kafkito.broker.transactions.requests import (
     AddOffsetsRequest,
     AddPartitionsRequest,
     DescribedTransaction,
+    EndCallback,
     EndTxnRequest,
+    EndTxnResult,
     ErrorCallback,
     InitCallback,
     InitProducerIdRequest,
@@ -61,7 +68,7 @@ OFFSETS_TOPIC = "__consumer_offsets"
 
 
 class TransactionCoordinator:
-    """Transactions as Kafka's coordinator runs them (transaction version 1 semantics).
+    """Transactions as Kafka's coordinator runs them (transaction versions 1 and 2).
 
     Every public method that changes state is an entry of the outbox: callbacks run, in order, once
     the outermost entry returns, never mid-change.
@@ -252,24 +259,46 @@ class TransactionCoordinator:
 
     @entry
     def end_txn(self, request: EndTxnRequest, callback: ErrorCallback) -> None:
-        """EndTxn: answered once the decision is durable; the markers follow."""
+        """EndTxn, answered with its error only (see `end_transaction`)."""
+        self.end_transaction(request, lambda result: callback(result.error))
+
+    @entry
+    def end_transaction(self, request: EndTxnRequest, callback: EndCallback) -> None:
+        """EndTxn: answered once the decision is durable; the markers follow. With transactions V2 the
+        answer carries the producer id and epoch the producer goes on with."""
         rt = self._rt
         txn_id = request.transactional_id
         refused, pending = self._admit(txn_id)
         if refused is not None:
-            self.outbox.send(callback, refused)
+            self.outbox.send(callback, EndTxnResult(refused))
             return
-        decision = decide_end(rt.transactions.get(txn_id), request, pending, rt.now_ms())
+        meta = rt.transactions.get(txn_id)
+        v2 = request.transaction_version >= 2
+        decision: TransactionMetadata | ErrorCode | EndTxnResult
+        if v2:
+            decision = decide_end_v2(meta, request, pending, self._producer_ids.next_id, rt.now_ms())
+        else:
+            decision = decide_end(meta, request, pending, rt.now_ms())
         if isinstance(decision, ErrorCode):
+            decision = EndTxnResult(decision)
+        if isinstance(decision, EndTxnResult):
             self.outbox.send(callback, decision)
             return
+        prepared = decision
 
         def written(error: ErrorCode) -> None:
-            if error is ErrorCode.NONE:
-                self._markers.send(decision)
-            self.outbox.send(callback, error)
+            if error is not ErrorCode.NONE:
+                self.outbox.send(callback, EndTxnResult(error))
+                return
+            if v2 and meta is not None:
+                # Kafka's lastProducerEpoch: an InitProducerId naming the epoch before this bump is a
+                # producer that missed this answer, and gets the bumped epoch rather than a fence.
+                rt.last_epochs[txn_id] = meta.producer_epoch
+            self._markers.send(prepared)
+            pid, epoch = next_producer(prepared) if v2 else (prepared.producer_id, prepared.producer_epoch)
+            self.outbox.send(callback, EndTxnResult(ErrorCode.NONE, pid, epoch))
 
-        rt.write_metadata(decision, written)
+        rt.write_metadata(prepared, written)
 
     # -- timers (also callable directly) ---------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """The coordinator's `TxnRecordSink` on the log: records encoded and appended to `__transaction_state`.
 
 The topic is created on the first write, as Kafka creates it on first use (compacted, with
-`transaction.state.log.num.partitions` partitions). Timestamps go out in wall-clock milliseconds.
+`transaction.state.log.num.partitions` partitions). Timestamps go out in wall-clock milliseconds;
+values are written at least in `value_version` (v1, flexible, on a cluster at transaction.version 1+).
 """
 
 from __future__ import annotations
@@ -52,8 +53,16 @@ class TxnLogSink:
     `loading` holds the partitions being replayed: their ids are not served until they are loaded.
     """
 
-    def __init__(self, logs: LogManager, num_partitions: int, segment_bytes: int, time: TimeBase) -> None:
+    def __init__(
+        self,
+        logs: LogManager,
+        num_partitions: int,
+        segment_bytes: int,
+        time: TimeBase,
+        value_version: int = 0,
+    ) -> None:
         self._logs = logs
+        self._value_version = value_version  # the lowest value version written
         self.num_partitions = num_partitions
         self._segment_bytes = segment_bytes
         self.time = time
@@ -86,7 +95,7 @@ class TxnLogSink:
 
     def append(self, transactional_id: str, records: Sequence[TxnLogRecord], done: AppendCallback) -> None:
         try:
-            encoded = [encode_record(self._to_wall(r)) for r in records]
+            encoded = [encode_record(self._to_wall(r), self._value_version) for r in records]
         except (RecordFormatError, ValueError) as exc:
             log.error("txn.record_unencodable", transactional_id=transactional_id, error=str(exc))
             done(ErrorCode.UNKNOWN_SERVER_ERROR)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from kafkito.broker import features
 from kafkito.broker.chunked_load import ChunkedLoad, Defer
 from kafkito.broker.offsets.loader import read_latest
 from kafkito.broker.offsets.log_sink import TimeBase
@@ -54,7 +55,13 @@ class TransactionsManager:
         self.logs = logs
         self.clock = clock
         self.time = TimeBase(clock, wall_ms)
-        self.sink = TxnLogSink(logs, config.state_log_num_partitions, segment_bytes, self.time)
+        self.sink = TxnLogSink(
+            logs,
+            config.state_log_num_partitions,
+            segment_bytes,
+            self.time,
+            features.transaction_log_value_version(),
+        )
         if self.sink.topic_exists:
             self.sink.ensure_topic()  # adopts the existing partition count
             self.sink.loading.update(range(self.sink.num_partitions))

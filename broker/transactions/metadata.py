@@ -4,6 +4,11 @@
 rebuilt from its records equals the one that wrote them. Each `prepare_*` function returns the next
 metadata (Kafka's "transit metadata") without changing anything: the coordinator writes it as a
 record, and `replay` makes it the state once the append succeeded.
+
+Transactions V2 (KIP-890 part 2, `client_transaction_version` 2) bump the epoch at every transaction
+end: `prepare_end_v2` writes the decision under epoch + 1 (the markers carry it), and when that
+leaves no epoch to spare it names the next producer id, which `prepare_complete` then switches to
+(at epoch 0, keeping the old id as the previous one, so a retried EndTxn is still recognised).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ NO_PRODUCER_ID = -1
 NO_PRODUCER_EPOCH = -1
 MAX_PRODUCER_EPOCH = 32767  # Short.MAX_VALUE
 NO_TIMESTAMP = -1
+TRANSACTION_V2 = 2  # the client transaction version that bumps the epoch per transaction
 
 
 def is_epoch_exhausted(epoch: int) -> bool:
@@ -117,12 +123,22 @@ def prepare_rotation(
 
 
 def prepare_add_partitions(
-    meta: TransactionMetadata, partitions: frozenset[TopicPartition], now_ms: int
+    meta: TransactionMetadata,
+    partitions: frozenset[TopicPartition],
+    now_ms: int,
+    transaction_version: int | None = None,
 ) -> TransactionMetadata:
-    """Add partitions; a transaction that was not open starts now."""
+    """Add partitions; a transaction that was not open starts now. `transaction_version`, when given,
+    is the client's (0 for AddPartitionsToTxn up to v3, 2 for a partition a Produce v12 adds)."""
     start = meta.start_ms if meta.state is TxnState.ONGOING else now_ms
+    version = meta.client_transaction_version if transaction_version is None else transaction_version
     return _to(
-        meta, TxnState.ONGOING, partitions=meta.partitions | partitions, start_ms=start, last_update_ms=now_ms
+        meta,
+        TxnState.ONGOING,
+        partitions=meta.partitions | partitions,
+        start_ms=start,
+        last_update_ms=now_ms,
+        client_transaction_version=version,
     )
 
 
@@ -130,6 +146,34 @@ def prepare_end(meta: TransactionMetadata, commit: bool, now_ms: int) -> Transac
     """EndTxn: the decision, which the markers will carry out."""
     state = TxnState.PREPARE_COMMIT if commit else TxnState.PREPARE_ABORT
     return _to(meta, state, last_update_ms=now_ms)
+
+
+def prepare_end_v2(
+    meta: TransactionMetadata, commit: bool, next_producer_id: int, now_ms: int
+) -> TransactionMetadata:
+    """EndTxn v5+ (transactions V2): the decision under epoch + 1, which the markers carry.
+
+    `next_producer_id` is the id to continue with once the epoch runs out (NO_PRODUCER_ID while it
+    does not). An abort may come with no transaction open (Empty, Complete*): its start is now.
+    """
+    state = TxnState.PREPARE_COMMIT if commit else TxnState.PREPARE_ABORT
+    start = meta.start_ms if meta.state is TxnState.ONGOING else now_ms
+    return _to(
+        meta,
+        state,
+        producer_epoch=meta.producer_epoch + 1,
+        next_producer_id=next_producer_id,
+        client_transaction_version=TRANSACTION_V2,
+        start_ms=start,
+        last_update_ms=now_ms,
+    )
+
+
+def next_producer(meta: TransactionMetadata) -> tuple[int, int]:
+    """The producer id and epoch a prepared V2 transaction hands its producer for what follows."""
+    if meta.next_producer_id != NO_PRODUCER_ID:
+        return meta.next_producer_id, 0
+    return meta.producer_id, meta.producer_epoch
 
 
 def prepare_fence_and_abort(meta: TransactionMetadata, now_ms: int) -> TransactionMetadata:
@@ -144,8 +188,22 @@ def prepare_fence_and_abort(meta: TransactionMetadata, now_ms: int) -> Transacti
 
 
 def prepare_complete(meta: TransactionMetadata, now_ms: int) -> TransactionMetadata:
-    """Every marker is written: the transaction is over and its partitions are cleared."""
+    """Every marker is written: the transaction is over and its partitions are cleared.
+
+    A V2 transaction that ran out of epochs moves on to its next producer id, at epoch 0.
+    """
     state = TxnState.COMPLETE_COMMIT if meta.state is TxnState.PREPARE_COMMIT else TxnState.COMPLETE_ABORT
+    if meta.client_transaction_version >= TRANSACTION_V2 and meta.next_producer_id != NO_PRODUCER_ID:
+        return _to(
+            meta,
+            state,
+            producer_id=meta.next_producer_id,
+            previous_producer_id=meta.producer_id,
+            next_producer_id=NO_PRODUCER_ID,
+            producer_epoch=0,
+            partitions=frozenset(),
+            last_update_ms=now_ms,
+        )
     return _to(meta, state, partitions=frozenset(), last_update_ms=now_ms)
 
 

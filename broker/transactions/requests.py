@@ -36,10 +36,14 @@ class InitProducerIdResult:
 
 @dataclass(slots=True, frozen=True)
 class AddPartitionsRequest:
+    """`transaction_version`: the client's; 2 when a Produce v12 or TxnOffsetCommit v5 adds the
+    partition itself (KIP-890 part 2), 0 for AddPartitionsToTxn/AddOffsetsToTxn from a client."""
+
     transactional_id: str
     producer_id: int
     producer_epoch: int
     partitions: frozenset[TopicPartition]
+    transaction_version: int = 0
 
 
 @dataclass(slots=True, frozen=True)
@@ -52,10 +56,22 @@ class AddOffsetsRequest:
 
 @dataclass(slots=True, frozen=True)
 class EndTxnRequest:
+    """`transaction_version` 2 (EndTxn v5+): the epoch is bumped at the end of the transaction."""
+
     transactional_id: str
     producer_id: int
     producer_epoch: int
     commit: bool
+    transaction_version: int = 0
+
+
+@dataclass(slots=True, frozen=True)
+class EndTxnResult:
+    """EndTxn's answer; on success with transactions V2, the producer id and epoch to go on with."""
+
+    error: ErrorCode
+    producer_id: int = NO_PRODUCER_ID
+    producer_epoch: int = NO_PRODUCER_EPOCH
 
 
 @dataclass(slots=True, frozen=True)
@@ -88,3 +104,4 @@ class ListTransactionsResult:
 
 InitCallback = Callable[[InitProducerIdResult], None]
 ErrorCallback = Callable[[ErrorCode], None]
+EndCallback = Callable[[EndTxnResult], None]

@@ -189,13 +189,14 @@ def test_describe_list_end_and_describe_producers(wire: WireClient) -> None:
     [active] = producers.topics[0].partitions[0].active_producers
     assert (active.producer_id, active.current_txn_start_offset) == (pid, 0)
 
+    # EndTxn v5 is a transactions V2 client (transaction.version 2 is finalized): the epoch is bumped.
     ended = _end(wire, "app-x", pid, epoch, True, version=5)
-    assert (ended.error_code, ended.producer_id, ended.producer_epoch) == (ErrorCode.NONE, pid, epoch)
+    assert (ended.error_code, ended.producer_id, ended.producer_epoch) == (ErrorCode.NONE, pid, epoch + 1)
     _wait(lambda: _state(wire, "app-x") == "CompleteCommit")
     producers = wire.request(DESCRIBE_PRODUCERS, 0, topics=[dict(name=TOPIC, partition_indexes=[2])])
     [active] = producers.topics[0].partitions[0].active_producers
     assert active.current_txn_start_offset == -1
-    assert _end(wire, "app-x", pid, epoch, False).error_code == ErrorCode.INVALID_TXN_STATE
+    assert _end(wire, "app-x", pid, epoch + 1, False).error_code == ErrorCode.INVALID_TXN_STATE
 
 
 def test_add_offsets_and_an_empty_group_id(wire: WireClient) -> None:
