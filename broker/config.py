@@ -76,6 +76,17 @@ class Config:
     group_max_session_timeout_ms: int = prop(1800000, "largest session timeout a member may ask for")
     group_initial_rebalance_delay_ms: int = prop(3000, "wait for more members before the first rebalance")
     group_max_size: int = prop(2147483647, "members a group may hold")
+    group_consumer_session_timeout_ms: int = prop(45000, "KIP-848 member session timeout")
+    group_consumer_min_session_timeout_ms: int = prop(45000, "smallest consumer.session.timeout.ms")
+    group_consumer_max_session_timeout_ms: int = prop(60000, "largest consumer.session.timeout.ms")
+    group_consumer_heartbeat_interval_ms: int = prop(5000, "KIP-848 heartbeat interval given to members")
+    group_consumer_min_heartbeat_interval_ms: int = prop(5000, "smallest consumer.heartbeat.interval.ms")
+    group_consumer_max_heartbeat_interval_ms: int = prop(15000, "largest consumer.heartbeat.interval.ms")
+    group_consumer_max_size: int = prop(2147483647, "members a KIP-848 consumer group may hold")
+    group_consumer_assignors: str = prop("uniform,range", "server-side assignors, the first is the default")
+    group_consumer_migration_policy: str = prop(
+        "bidirectional", "classic <-> consumer conversions: disabled, downgrade, upgrade or bidirectional"
+    )
     group_timeline_max_events: int = prop(500, "kafkito: events the group timeline keeps per group; 0: none")
     # offsets
     offsets_topic_num_partitions: int = prop(50, "partitions of __consumer_offsets (fixed once created)")

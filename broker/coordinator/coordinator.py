@@ -12,7 +12,7 @@ is a replay of the log, followed by `on_loaded`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 import structlog
 
@@ -26,6 +26,19 @@ from kafkito.broker.coordinator.classic.snapshot import group_from_record
 from kafkito.broker.coordinator.classic.state import AFTER_JOIN, GroupState
 from kafkito.broker.coordinator.classic.sync import Sync
 from kafkito.broker.coordinator.config import CoordinatorConfig
+from kafkito.broker.coordinator.consumer.assignors import Assignor
+from kafkito.broker.coordinator.consumer.describe import describe, not_found
+from kafkito.broker.coordinator.consumer.group import ConsumerGroup
+from kafkito.broker.coordinator.consumer.groups import (
+    ConsumerGroups,
+    group_tombstones,
+    is_consumer_group_record,
+)
+from kafkito.broker.coordinator.consumer.heartbeat import Heartbeats
+from kafkito.broker.coordinator.consumer.requests import ConsumerHeartbeatRequest
+from kafkito.broker.coordinator.consumer.results import ConsumerGroupDescription, HeartbeatCallback
+from kafkito.broker.coordinator.consumer.state import ConsumerGroupState
+from kafkito.broker.coordinator.consumer.topics import TopicsView
 from kafkito.broker.coordinator.offset_manager import OffsetManager
 from kafkito.broker.coordinator.outbox import Outbox, entry
 from kafkito.broker.coordinator.records import (
@@ -79,7 +92,14 @@ class GroupCoordinator:
     """
 
     def __init__(
-        self, config: CoordinatorConfig, clock: Clock, timer: Timer, sink: RecordSink | None = None
+        self,
+        config: CoordinatorConfig,
+        clock: Clock,
+        timer: Timer,
+        sink: RecordSink | None = None,
+        *,
+        topics: TopicsView | None = None,
+        assignors: Mapping[str, Assignor] | None = None,
     ) -> None:
         self._rt = rt = Runtime(
             config, clock, timer, sink if sink is not None else InMemoryRecordSink(), self.replay
@@ -93,6 +113,10 @@ class GroupCoordinator:
         self._leave = Leave(rt, self._rebalance, self._liveness)
         self._offsets = OffsetManager(rt, self._liveness)
         self._txn = TransactionalCommits(rt)
+        if topics is not None:
+            rt.topics = topics
+        self._consumer = ConsumerGroups(rt, assignors)
+        self._heartbeats = Heartbeats(rt, self._consumer)
         # Heartbeat: the hottest call goes straight to liveness, itself an entry (no extra call).
         self.heartbeat: Callable[[str | None, str, str | None, int], ErrorCode] = self._liveness.heartbeat
 
@@ -116,6 +140,15 @@ class GroupCoordinator:
         self._rt.sink = sink
 
     @property
+    def topics(self) -> TopicsView:
+        return self._rt.topics
+
+    @topics.setter
+    def topics(self, topics: TopicsView) -> None:
+        """The topics consumer groups subscribe to (the broker sets its view before loading)."""
+        self._rt.topics = topics
+
+    @property
     def heartbeat_purgatory(self) -> Purgatory[DelayedHeartbeat]:
         return self._rt.heartbeat_purgatory
 
@@ -128,6 +161,12 @@ class GroupCoordinator:
 
     def groups(self) -> list[ClassicGroup]:
         return list(self._rt.groups.values())
+
+    def get_consumer_group(self, group_id: str) -> ConsumerGroup | None:
+        return self._rt.consumer_groups.get(group_id)
+
+    def consumer_groups(self) -> list[ConsumerGroup]:
+        return list(self._rt.consumer_groups.values())
 
     def group_timeline(self, group_id: str) -> list[TimelineEvent]:
         """What the coordinator recorded for the group, oldest first (`broker.coordinator.timeline`)."""
@@ -147,6 +186,40 @@ class GroupCoordinator:
     def leave_group(self, group_id: str | None, members: Sequence[LeavingMember]) -> LeaveGroupResult:
         """LeaveGroup (a batch since v3); member_id "" with an instance id removes that static member."""
         return self._leave.leave_group(group_id, members)
+
+    # -- KIP-848 consumer groups ----------------------------------------------------------------
+
+    @entry
+    def consumer_group_heartbeat(
+        self, request: ConsumerHeartbeatRequest, callback: HeartbeatCallback
+    ) -> None:
+        """ConsumerGroupHeartbeat: `callback` gets the result once its records are written (at once
+        for an error)."""
+        self._heartbeats.heartbeat(request, callback)
+
+    @entry
+    def describe_consumer_groups(self, group_ids: Iterable[str]) -> list[ConsumerGroupDescription]:
+        """ConsumerGroupDescribe: GROUP_ID_NOT_FOUND for unknown ids and for classic groups."""
+        described = []
+        for group_id in group_ids:
+            error = self._rt.validate_group_status(group_id, allow_empty_id=True)
+            group = self._rt.consumer_groups.get(group_id)
+            if error is not None:
+                described.append(not_found(group_id)._replace(error=error, error_message=None))
+            elif group is None:
+                classic = group_id in self._rt.groups
+                described.append(
+                    not_found(group_id, f"Group {group_id} is not a consumer group." if classic else None)
+                )
+            else:
+                described.append(describe(group, self._consumer.default_assignor.name))
+        return described
+
+    @entry
+    def on_topics_changed(self) -> None:
+        """Topics were created, deleted or grew: subscribed groups' epochs are bumped, regexes
+        resolved again."""
+        self._consumer.on_topics_changed()
 
     # -- offsets --------------------------------------------------------------------------------
 
@@ -228,14 +301,21 @@ class GroupCoordinator:
     ) -> tuple[ErrorCode, list[GroupOverview]]:
         """Groups whose state and type match the filters (case-insensitive; empty filter = all)."""
         error = ErrorCode.COORDINATOR_LOAD_IN_PROGRESS if self._rt.sink.is_any_loading() else ErrorCode.NONE
-        if types and "classic" not in {t.lower() for t in types}:
-            return error, []
+        kinds = {t.lower() for t in types}
         wanted = {s.lower() for s in states}
-        overviews = [
-            GroupOverview(g.group_id, g.protocol_type or "", g.state.value)
-            for g in self._rt.groups.values()
-            if not wanted or g.state.value.lower() in wanted
-        ]
+        overviews = []
+        if not kinds or "classic" in kinds:
+            overviews = [
+                GroupOverview(g.group_id, g.protocol_type or "", g.state.value)
+                for g in self._rt.groups.values()
+                if not wanted or g.state.value.lower() in wanted
+            ]
+        if not kinds or "consumer" in kinds:
+            overviews += [
+                GroupOverview(g.group_id, "consumer", g.state.value, "consumer")
+                for g in self._rt.consumer_groups.values()
+                if not wanted or g.state.value.lower() in wanted
+            ]
         return error, overviews
 
     @entry
@@ -246,6 +326,8 @@ class GroupCoordinator:
             group = self._rt.groups.get(group_id)
             if error is not None:
                 errors[group_id] = error
+            elif group_id in self._rt.consumer_groups:
+                errors[group_id] = self._delete_consumer_group(self._rt.consumer_groups[group_id])
             elif group is None or group.is_(GroupState.DEAD):
                 errors[group_id] = ErrorCode.GROUP_ID_NOT_FOUND
             elif group.is_(GroupState.EMPTY):
@@ -261,6 +343,17 @@ class GroupCoordinator:
                 errors[group_id] = ErrorCode.NON_EMPTY_GROUP
         return errors
 
+    def _delete_consumer_group(self, group: ConsumerGroup) -> ErrorCode:
+        """DeleteGroups of a consumer group: only when empty; its offsets and records get tombstones."""
+        if group.state is not ConsumerGroupState.EMPTY:
+            return ErrorCode.NON_EMPTY_GROUP
+        group_id = group.group_id
+        partitions = {*group.offsets, *self._rt.txn_offsets.pending_partitions(group_id)}
+        removed = self._offsets.delete_offsets(group, list(partitions), group_tombstone=False)
+        self._rt.write_tombstones(group_id, group_tombstones(group))
+        log.info("group.deleted", group=group_id, type="consumer", offsets_removed=removed)
+        return ErrorCode.NONE
+
     # -- records, loading and unloading ---------------------------------------------------------
 
     def replay(self, record: CoordinatorRecord) -> None:
@@ -269,6 +362,8 @@ class GroupCoordinator:
         group with no live rebalance state yet (see `records.CoordinatorResult`)."""
         if isinstance(record, OffsetCommitRecord):
             self._offsets.replay_commit(record)
+        elif is_consumer_group_record(record):
+            self._consumer.replay(record)  # type: ignore[arg-type]
         elif isinstance(record, OffsetTombstone):
             self._offsets.replay_tombstone(record)
         elif isinstance(record, TxnOffsetCommitRecord):
@@ -291,6 +386,8 @@ class GroupCoordinator:
     @entry
     def on_loaded(self, group_ids: Iterable[str]) -> None:
         """Serve groups just replayed from the log: arm their members' deadlines, shed excess members."""
+        group_ids = list(group_ids)
+        self._consumer.on_loaded(group_ids)
         max_size = self._rt.config.group_max_size
         for group_id in group_ids:
             group = self._rt.groups.get(group_id)
@@ -313,6 +410,10 @@ class GroupCoordinator:
         """Forget a group whose partition moved away: it goes Dead and parked requests get NOT_COORDINATOR."""
         group = self._rt.groups.pop(group_id, None)
         self._rt.txn_offsets.forget_group(group_id)
+        consumer_group = self._rt.consumer_groups.pop(group_id, None)
+        if consumer_group is not None:
+            consumer_group.dead = True
+            self._consumer.timers.cancel_group(group_id)
         if group is None:
             return
         previous = group.state

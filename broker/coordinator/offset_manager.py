@@ -16,6 +16,8 @@ import structlog
 
 from kafkito.broker.coordinator.classic.group import ClassicGroup
 from kafkito.broker.coordinator.classic.state import GroupState
+from kafkito.broker.coordinator.consumer.group import ConsumerGroup
+from kafkito.broker.coordinator.consumer.groups import group_tombstones
 from kafkito.broker.coordinator.errors import offset_write_error
 from kafkito.broker.coordinator.records import (
     CoordinatorRecord,
@@ -42,13 +44,24 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("kafkito.coordinator")
 
+OffsetGroup = ClassicGroup | ConsumerGroup
+"""Who holds committed offsets: a classic group or a KIP-848 consumer group."""
+
 _NO_OFFSET_FETCHED = PartitionOffset(NO_OFFSET, "", -1, ErrorCode.NONE)
 _UNSTABLE = PartitionOffset(NO_OFFSET, "", -1, ErrorCode.UNSTABLE_OFFSET_COMMIT)
 
 
+def is_dead(group: OffsetGroup) -> bool:
+    return group.dead if isinstance(group, ConsumerGroup) else group.is_(GroupState.DEAD)
+
+
+def is_empty(group: OffsetGroup) -> bool:
+    return group.is_empty() if isinstance(group, ConsumerGroup) else group.is_(GroupState.EMPTY)
+
+
 def commit_target(
     rt: Runtime, request: OffsetCommitRequest | TxnOffsetCommitRequest
-) -> ClassicGroup | ErrorCode:
+) -> OffsetGroup | ErrorCode:
     """The group an OffsetCommit or TxnOffsetCommit writes to (created for a commit from outside any
     group), or the error; the group type judges the member (`validate_offset_commit`)."""
     error = rt.validate_group_status(request.group_id, allow_empty_id=True)
@@ -56,6 +69,14 @@ def commit_target(
         return error
     group_id = request.group_id
     assert group_id is not None
+    transactional = isinstance(request, TxnOffsetCommitRequest)
+    consumer = rt.consumer_groups.get(group_id)
+    if consumer is not None:
+        # A consumer group checks the member epoch (STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID).
+        failure = consumer.validate_offset_commit(
+            request.member_id, request.group_instance_id, request.generation_id, transactional=transactional
+        )
+        return consumer if failure is None else failure
     group = rt.groups.get(group_id)
     if group is None:
         if request.generation_id >= 0:
@@ -63,7 +84,6 @@ def commit_target(
             return ErrorCode.ILLEGAL_GENERATION
         # Not using Kafka for membership (simple consumer or admin client): allow the commit.
         group = rt.get_or_create_group(group_id)
-    transactional = isinstance(request, TxnOffsetCommitRequest)
     error = group.validate_offset_commit(
         request.member_id, request.group_instance_id, request.generation_id, transactional=transactional
     )
@@ -88,8 +108,8 @@ class OffsetManager:
         if isinstance(group, ErrorCode):
             send(callback, dict.fromkeys(request.offsets, group))
             return
-        member = group.find(request.member_id)
-        if member is not None:
+        member = group.find(request.member_id) if isinstance(group, ClassicGroup) else None
+        if isinstance(group, ClassicGroup) and member is not None:
             # A commit is a sign of life: the member's session starts again.
             self.liveness.complete_and_schedule_next_heartbeat(group, member)
         self._write_commits(group, request, callback)
@@ -99,7 +119,7 @@ class OffsetManager:
         return offset.metadata is None or len(offset.metadata) <= self.rt.config.offset_metadata_max_bytes
 
     def _write_commits(
-        self, group: ClassicGroup, request: OffsetCommitRequest, callback: CommitCallback
+        self, group: OffsetGroup, request: OffsetCommitRequest, callback: CommitCallback
     ) -> None:
         now = self.rt.clock.now_ms()
         valid = {
@@ -117,13 +137,13 @@ class OffsetManager:
 
     def _commits_written(
         self,
-        group: ClassicGroup,
+        group: OffsetGroup,
         records: Sequence[OffsetCommitRecord],
         asked: Sequence[TopicPartition],
         callback: CommitCallback,
         append_error: ErrorCode,
     ) -> None:
-        live = not group.is_(GroupState.DEAD)
+        live = not is_dead(group)
         for record in records:
             if not live:
                 continue
@@ -147,8 +167,8 @@ class OffsetManager:
         error = self.rt.validate_group_status(group_id, allow_empty_id=True)
         if error is not None:
             return error, {}
-        group = self.rt.groups.get(group_id)  # type: ignore[arg-type]
-        if group is None or group.is_(GroupState.DEAD):
+        group = self.rt.offsets_of(group_id)  # type: ignore[arg-type]
+        if group is None or is_dead(group):
             return ErrorCode.NONE, dict.fromkeys(partitions or (), _NO_OFFSET_FETCHED)
         wanted = list(group.offsets) if partitions is None else partitions
         result: dict[TopicPartition, PartitionOffset] = {}
@@ -175,13 +195,13 @@ class OffsetManager:
         error = self.rt.validate_group_status(group_id, allow_empty_id=False)
         if error is not None:
             return error, {}
-        group = self.rt.groups.get(group_id)  # type: ignore[arg-type]
-        if group is None or group.is_(GroupState.DEAD):
+        group = self.rt.offsets_of(group_id)  # type: ignore[arg-type]
+        if group is None or is_dead(group):
             return ErrorCode.GROUP_ID_NOT_FOUND, {}
         results: dict[TopicPartition, ErrorCode] = {}
-        if group.is_(GroupState.EMPTY):
+        if is_empty(group):
             eligible = list(partitions)
-        elif group.is_consumer_group:
+        elif isinstance(group, ConsumerGroup) or group.is_consumer_group:
             eligible = []
             for tp in partitions:
                 if group.is_subscribed_to_topic(tp.topic):
@@ -198,7 +218,7 @@ class OffsetManager:
         return ErrorCode.NONE, results
 
     def delete_offsets(
-        self, group: ClassicGroup, partitions: Collection[TopicPartition], group_tombstone: bool
+        self, group: OffsetGroup, partitions: Collection[TopicPartition], group_tombstone: bool
     ) -> int:
         """Tombstone the offsets of `partitions` (in-flight ones are dropped too); the number removed.
 
@@ -210,7 +230,7 @@ class OffsetManager:
         removed = [tp for tp in partitions if tp in group.offsets or tp in in_txn]
         for tp in partitions:
             group.pending_offset_commits.pop(tp, None)
-        if group_id not in self.rt.groups:
+        if self.rt.offsets_of(group_id) is not group:
             for tp in removed:  # a removed group's offsets do not replay: drop them here
                 group.offsets.pop(tp, None)
                 self.rt.txn_offsets.tombstone(group_id, tp)
@@ -225,8 +245,8 @@ class OffsetManager:
 
         Tombstones go out for the removed offsets, and for the group record if it ever had a generation.
         """
-        group = self.rt.groups.get(group_id)
-        if group is None or group.is_(GroupState.DEAD):
+        group = self.rt.offsets_of(group_id)
+        if group is None or is_dead(group):
             return False
         # As Kafka: an offset with pending transactional offsets does not expire yet.
         gone = set(partitions) - self.rt.txn_offsets.pending_partitions(group_id)
@@ -235,11 +255,17 @@ class OffsetManager:
             tp not in gone for tp in group.pending_offset_commits
         )
         # As Kafka: a group with open transactions stays until their markers.
-        dead = group.is_(GroupState.EMPTY) and not left and group_id not in self.rt.txn_offsets.open_by_group
-        if dead:
-            self.rt.transition(group, GroupState.DEAD, "no offsets left after expiry")
-            del self.rt.groups[group_id]
-        removed = self.delete_offsets(group, partitions, group_tombstone=dead and group.generation_id > 0)
+        dead = is_empty(group) and not left and group_id not in self.rt.txn_offsets.open_by_group
+        if isinstance(group, ConsumerGroup):
+            removed = self.delete_offsets(group, partitions, group_tombstone=False)
+            if dead:
+                # Its records get tombstones, after the offsets' (replaying them removes the group).
+                self.rt.write_tombstones(group_id, group_tombstones(group))
+        else:
+            if dead:
+                self.rt.transition(group, GroupState.DEAD, "no offsets left after expiry")
+                del self.rt.groups[group_id]
+            removed = self.delete_offsets(group, partitions, group_tombstone=dead and group.generation_id > 0)
         if removed or dead:
             log.info("group.offsets_expired", group=group_id, partitions=removed, dead=dead)
         return dead
@@ -247,7 +273,7 @@ class OffsetManager:
     # -- replay ---------------------------------------------------------------------------------
 
     def replay_commit(self, record: OffsetCommitRecord) -> None:
-        group = self.rt.get_or_create_group(record.group_id)
+        group = self.rt.offsets_of_or_create(record.group_id)
         group.offsets[record.partition] = record.offset
         if group.pending_offset_commits.get(record.partition) == record.offset:
             del group.pending_offset_commits[record.partition]
@@ -257,7 +283,7 @@ class OffsetManager:
 
     def replay_txn_commit(self, record: TxnOffsetCommitRecord) -> None:
         """A transactional offset: pending in its producer's transaction (the group exists, as in Kafka)."""
-        self.rt.get_or_create_group(record.group_id)
+        self.rt.offsets_of_or_create(record.group_id)
         self.rt.txn_offsets.add(record)
 
     def replay_marker(self, marker: TransactionMarker) -> None:
@@ -269,7 +295,7 @@ class OffsetManager:
             marker.producer_id, marker.commit, lambda group_id: partition_for(group_id) == wanted
         )
         for group_id, tp, offset in ended:
-            group = self.rt.groups.get(group_id)
+            group = self.rt.offsets_of(group_id)
             if group is not None:
                 group.offsets[tp] = offset
         if ended or marker.commit is False:
@@ -282,7 +308,7 @@ class OffsetManager:
             )
 
     def replay_tombstone(self, record: OffsetTombstone) -> None:
-        group = self.rt.groups.get(record.group_id)
+        group = self.rt.offsets_of(record.group_id)
         if group is not None:
             group.offsets.pop(record.partition, None)
         self.rt.txn_offsets.tombstone(record.group_id, record.partition)

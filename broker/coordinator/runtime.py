@@ -14,6 +14,8 @@ import structlog
 from kafkito.broker.coordinator.classic.group import ClassicGroup
 from kafkito.broker.coordinator.classic.state import GroupState
 from kafkito.broker.coordinator.config import CoordinatorConfig
+from kafkito.broker.coordinator.consumer.group import ConsumerGroup
+from kafkito.broker.coordinator.consumer.topics import InMemoryTopics, TopicsView
 from kafkito.broker.coordinator.outbox import Outbox
 from kafkito.broker.coordinator.records import CoordinatorRecord, CoordinatorResult
 from kafkito.broker.coordinator.sink import RecordSink
@@ -34,6 +36,7 @@ class Runtime:
     __slots__ = (
         "clock",
         "config",
+        "consumer_groups",
         "groups",
         "heartbeat_purgatory",
         "outbox",
@@ -42,6 +45,7 @@ class Runtime:
         "sink",
         "timeline",
         "timer",
+        "topics",
         "txn_offsets",
     )
 
@@ -59,6 +63,9 @@ class Runtime:
         self.sink = sink
         self.replay = replay
         self.groups: dict[str, ClassicGroup] = {}
+        # KIP-848 consumer groups; a group id names a classic group or a consumer group, never both.
+        self.consumer_groups: dict[str, ConsumerGroup] = {}
+        self.topics: TopicsView = InMemoryTopics()
         self.txn_offsets = TransactionalOffsets()
         self.outbox = Outbox()
         self.heartbeat_purgatory: Purgatory[DelayedHeartbeat] = Purgatory("Heartbeat", timer)
@@ -97,6 +104,16 @@ class Runtime:
     def get_or_create_group(self, group_id: str) -> ClassicGroup:
         group = self.groups.get(group_id)
         return group if group is not None else self.add_group(ClassicGroup(group_id, self.clock.now_ms()))
+
+    def offsets_of(self, group_id: str) -> ClassicGroup | ConsumerGroup | None:
+        """The group holding `group_id`'s committed offsets (a consumer group, else a classic one)."""
+        consumer = self.consumer_groups.get(group_id)
+        return consumer if consumer is not None else self.groups.get(group_id)
+
+    def offsets_of_or_create(self, group_id: str) -> ClassicGroup | ConsumerGroup:
+        """As `offsets_of`; an unknown id gets a classic (simple) group, as Kafka does for commits."""
+        consumer = self.consumer_groups.get(group_id)
+        return consumer if consumer is not None else self.get_or_create_group(group_id)
 
     def transition(self, group: ClassicGroup, state: GroupState, reason: str) -> None:
         previous = group.state

@@ -18,6 +18,7 @@ from kafkito.broker.coordinator.classic.group import ClassicGroup
 from kafkito.broker.coordinator.classic.member import Member, Protocols
 from kafkito.broker.coordinator.classic.snapshot import group_record
 from kafkito.broker.coordinator.classic.state import GroupState, IllegalGroupStateError
+from kafkito.broker.coordinator.consumer.groups import group_tombstones
 from kafkito.broker.coordinator.errors import group_write_error
 from kafkito.broker.coordinator.records import CoordinatorResult
 from kafkito.broker.coordinator.requests import JoinGroupRequest
@@ -79,6 +80,8 @@ class Join:
         if request.api_version == 0:
             request = dataclasses.replace(request, rebalance_timeout_ms=request.session_timeout_ms)
         is_unknown = member_id == UNKNOWN_MEMBER_ID
+        if group_id in rt.consumer_groups and not self._leave_consumer_group(group_id, member_id, callback):
+            return
         group = rt.groups.get(group_id)
         if group is None:
             if not is_unknown:
@@ -119,6 +122,18 @@ class Join:
         if not group.supports_protocols(request.protocol_type, (name for name, _ in request.protocols)):
             return ErrorCode.INCONSISTENT_GROUP_PROTOCOL
         return None
+
+    def _leave_consumer_group(self, group_id: str, member_id: str, callback: JoinCallback) -> bool:
+        """A classic JoinGroup for the id of a KIP-848 consumer group: an empty one is replaced by a
+        classic group (its records get tombstones, its offsets stay); classic members inside a
+        consumer group are not supported (INCONSISTENT_GROUP_PROTOCOL). True when the join goes on."""
+        consumer = self.rt.consumer_groups[group_id]
+        if consumer.members:
+            self._send(callback, JoinGroupResult(member_id, ErrorCode.INCONSISTENT_GROUP_PROTOCOL))
+            return False
+        log.info("group.converted", group=group_id, to_type="classic", reason="classic member joined")
+        self.rt.write_tombstones(group_id, group_tombstones(consumer))
+        return True
 
     def _join_new_member(
         self, group: ClassicGroup, request: JoinGroupRequest, callback: JoinCallback

@@ -1,0 +1,213 @@
+"""What a heartbeat writes (Kafka's consumerGroupHeartbeat, step by step), computed without changing
+the group: the member's metadata, the regex resolutions, the group epoch bump, the new target
+assignment, and the member's next current assignment. The caller writes the records, and the group
+changes when they are replayed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
+
+from kafkito.broker.coordinator.consumer.assignors import Assignor
+from kafkito.broker.coordinator.consumer.group import ConsumerGroup
+from kafkito.broker.coordinator.consumer.member import ConsumerGroupMember, PartitionMap
+from kafkito.broker.coordinator.consumer.reconcile import Reconciled, current_of, reconcile
+from kafkito.broker.coordinator.consumer.records import (
+    ConsumerGroupCurrentAssignmentTombstone,
+    ConsumerGroupMemberTombstone,
+    ConsumerGroupMetadataRecord,
+    ConsumerGroupRecord,
+    ConsumerGroupRegexRecord,
+    ConsumerGroupRegexTombstone,
+    ConsumerGroupTargetAssignmentMemberRecord,
+    ConsumerGroupTargetAssignmentMemberTombstone,
+    to_assignment,
+)
+from kafkito.broker.coordinator.consumer.requests import ConsumerHeartbeatRequest
+from kafkito.broker.coordinator.consumer.subscription import group_topic_names, metadata_hash, resolve_regex
+from kafkito.broker.coordinator.consumer.target import compute_target, preferred_assignor
+from kafkito.broker.coordinator.consumer.topics import TopicsView
+
+
+class Context(NamedTuple):
+    """What planning needs besides the group: topics, their change counter, the clock, assignors."""
+
+    topics: TopicsView
+    topics_version: int
+    now_ms: int
+    assignors: Mapping[str, Assignor]
+    default_assignor: Assignor
+
+
+class Plan(NamedTuple):
+    records: list[ConsumerGroupRecord]
+    member: ConsumerGroupMember
+    reconciled: Reconciled
+
+
+def updated_member(member: ConsumerGroupMember, request: ConsumerHeartbeatRequest) -> ConsumerGroupMember:
+    """The member with the request's metadata (None and -1 in the request: unchanged)."""
+    regex = member.subscribed_topic_regex
+    if request.subscribed_topic_regex is not None:
+        regex = request.subscribed_topic_regex or None
+    timeout = request.rebalance_timeout_ms
+    assignor = request.server_assignor
+    return dataclasses.replace(
+        member,
+        instance_id=request.instance_id if request.instance_id is not None else member.instance_id,
+        rack_id=request.rack_id if request.rack_id is not None else member.rack_id,
+        client_id=request.client_id,
+        client_host=request.client_host,
+        subscribed_topic_names=(
+            tuple(request.subscribed_topic_names)
+            if request.subscribed_topic_names is not None
+            else member.subscribed_topic_names
+        ),
+        subscribed_topic_regex=regex,
+        rebalance_timeout_ms=member.rebalance_timeout_ms if timeout == -1 else timeout,
+        server_assignor=member.server_assignor if assignor is None else assignor,
+    )
+
+
+def resolver(
+    group: ConsumerGroup, ctx: Context, in_use: set[str], records: list[ConsumerGroupRecord]
+) -> Callable[[str], tuple[str, ...]]:
+    """Resolve the regexes in use (again when topics changed since), appending a regex record when a
+    resolution changed and a tombstone for each regex nobody uses any more; returns the lookup."""
+    resolved: dict[str, tuple[str, ...]] = {}
+    for regex in sorted(in_use):
+        known = group.regexes.get(regex)
+        if known is not None and known.version == ctx.topics_version:
+            resolved[regex] = known.topics
+            continue
+        topics = resolve_regex(regex, ctx.topics.names())
+        resolved[regex] = topics
+        if known is None or known.topics != topics or known.version != ctx.topics_version:
+            records.append(
+                ConsumerGroupRegexRecord(group.group_id, regex, topics, ctx.topics_version, ctx.now_ms)
+            )
+    for regex in sorted(group.regexes):
+        if regex not in in_use:
+            records.append(ConsumerGroupRegexTombstone(group.group_id, regex))
+    return lambda regex: resolved.get(regex, ())
+
+
+def epoch_records(
+    group: ConsumerGroup,
+    members: Mapping[str, ConsumerGroupMember],
+    ctx: Context,
+    records: list[ConsumerGroupRecord],
+    force: bool,
+) -> tuple[int, Callable[[str], tuple[str, ...]]]:
+    """Resolve regexes, hash the subscribed topics, and bump the group epoch when the subscriptions
+    changed (`force`), a resolution changed, or the topics' metadata changed. The new group epoch."""
+    in_use = {m.subscribed_topic_regex for m in members.values() if m.subscribed_topic_regex}
+    before = len(records)
+    resolved = resolver(group, ctx, in_use, records)
+    regex_changed = any(
+        isinstance(r, ConsumerGroupRegexRecord) and r.topics != _known(group, r.regex)
+        for r in records[before:]
+    )
+    new_hash = metadata_hash(group_topic_names(members.values(), resolved), ctx.topics)
+    epoch = group.group_epoch
+    if force or regex_changed or new_hash != group.metadata_hash:
+        epoch += 1
+        records.append(ConsumerGroupMetadataRecord(group.group_id, epoch, new_hash))
+    return epoch, resolved
+
+
+def _known(group: ConsumerGroup, regex: str) -> tuple[str, ...] | None:
+    known = group.regexes.get(regex)
+    return None if known is None else known.topics
+
+
+def removal_records(group: ConsumerGroup, member_id: str, ctx: Context) -> list[ConsumerGroupRecord]:
+    """A member leaves or is fenced: its tombstones (Kafka's order), then the group epoch bump."""
+    gid = group.group_id
+    records: list[ConsumerGroupRecord] = [
+        ConsumerGroupCurrentAssignmentTombstone(gid, member_id),
+        ConsumerGroupTargetAssignmentMemberTombstone(gid, member_id),
+        ConsumerGroupMemberTombstone(gid, member_id),
+    ]
+    members = {mid: m for mid, m in group.members.items() if mid != member_id}
+    epoch_records(group, members, ctx, records, force=True)
+    return records
+
+
+def heartbeat_plan(
+    group: ConsumerGroup,
+    member: ConsumerGroupMember,
+    replaced: ConsumerGroupMember | None,
+    request: ConsumerHeartbeatRequest,
+    ctx: Context,
+) -> Plan:
+    """The records of one heartbeat of `member` (new, existing, or taking over the static member
+    `replaced`), and its next current assignment. Raises `FencedMember`."""
+    gid = group.group_id
+    records: list[ConsumerGroupRecord] = []
+    targets = dict(group.target)
+    if replaced is not None:
+        records += removal_records(group, replaced.member_id, ctx)[:3]
+        targets[member.member_id] = targets.pop(replaced.member_id, {})
+    updated = updated_member(member, request)
+    is_new = member.member_id not in group.members
+    if is_new or updated.metadata_record(gid) != member.metadata_record(gid):
+        records.append(updated.metadata_record(gid))
+    members = {mid: m for mid, m in group.members.items() if replaced is None or mid != replaced.member_id}
+    members[updated.member_id] = updated
+    subscription_changed = (is_new and replaced is None) or (
+        updated.subscribed_topic_names != member.subscribed_topic_names
+        or updated.subscribed_topic_regex != member.subscribed_topic_regex
+    )
+    epoch, resolved = epoch_records(group, members, ctx, records, force=subscription_changed)
+    target_epoch = group.assignment_epoch
+    if epoch > group.assignment_epoch:
+        assignor = preferred_assignor(members, ctx.assignors, ctx.default_assignor)
+        new_targets, target_records = compute_target(
+            group, targets, members, resolved, ctx.topics, assignor, epoch
+        )
+        records += target_records
+        targets, target_epoch = new_targets, epoch
+    elif replaced is not None:
+        records.append(
+            ConsumerGroupTargetAssignmentMemberRecord(
+                gid, member.member_id, to_assignment(targets.get(member.member_id, {}))
+            )
+        )
+    target = targets.get(updated.member_id, {})
+    reconciled = _reconcile(group, updated, replaced, target_epoch, target, request)
+    if is_new or reconciled != current_of(updated):
+        records.append(_current_record(gid, updated, reconciled))
+    return Plan(records, updated, reconciled)
+
+
+def _reconcile(
+    group: ConsumerGroup,
+    member: ConsumerGroupMember,
+    replaced: ConsumerGroupMember | None,
+    target_epoch: int,
+    target: PartitionMap,
+    request: ConsumerHeartbeatRequest,
+) -> Reconciled:
+    mine = {member.member_id} if replaced is None else {member.member_id, replaced.member_id}
+    owners = group.owners
+
+    def is_free(topic_id: uuid.UUID, partition: int) -> bool:
+        owner = owners.get((topic_id, partition))
+        return owner is None or owner[0] in mine
+
+    return reconcile(member, target_epoch, target, is_free, request.owned_partitions)
+
+
+def _current_record(gid: str, member: ConsumerGroupMember, reconciled: Reconciled) -> ConsumerGroupRecord:
+    return dataclasses.replace(
+        member,
+        member_epoch=reconciled.member_epoch,
+        previous_member_epoch=reconciled.previous_member_epoch,
+        state=reconciled.state,
+        assigned=reconciled.assigned,
+        pending_revocation=reconciled.pending_revocation,
+    ).assignment_record(gid)
