@@ -21,7 +21,7 @@ from kafkito.broker.log.partition_log import wall_clock_ms
 from kafkito.broker.offsets import OffsetsConfig, OffsetsManager
 from kafkito.broker.offsets.cleaning import BackgroundCleaner
 from kafkito.broker.producer_ids import ProducerIdManager
-from kafkito.broker.services import BrokerConfigs, Cluster, Fetches, Services, Topics
+from kafkito.broker.services import BrokerConfigs, Cluster, Fetches, Services, Topics, TopicsOfGroups
 from kafkito.broker.shutdown import StopSignals, StopSteps, close_logs
 from kafkito.broker.steering import Steering
 from kafkito.broker.transactions import TransactionConfig, TransactionCoordinator
@@ -111,9 +111,10 @@ class Broker:
         return self._logs
 
     def _build_services(self, logs: LogManager) -> Services:
+        self.coordinator.topics = TopicsOfGroups(logs)
         return Services(
             cluster=Cluster(self.config, self.cluster_id, self._bound_port),
-            topics=Topics(logs, self.fetches),
+            topics=Topics(logs, self.fetches, self.coordinator.on_topics_changed),
             fetches=self.fetches,
             configs=BrokerConfigs(self.config, logs),
             producer_ids=self.producer_ids,

@@ -15,6 +15,7 @@ import structlog
 
 from kafkito.broker.config import Config
 from kafkito.broker.coordinator import GroupCoordinator
+from kafkito.broker.coordinator.consumer.topics import TopicInfo as GroupTopic
 from kafkito.broker.fetch_wait import DelayedFetch
 from kafkito.broker.log.config import ConfigEntry
 from kafkito.broker.log.manager import LogManager, TopicInfo
@@ -81,11 +82,15 @@ class Topics:
     `get_by_id(topic_id)` return None for an unknown topic.
     """
 
-    __slots__ = ("_fetches", "_logs", "get", "get_by_id", "get_log")
+    __slots__ = ("_fetches", "_logs", "_on_change", "get", "get_by_id", "get_log")
 
-    def __init__(self, logs: LogManager, fetches: Fetches) -> None:
+    def __init__(
+        self, logs: LogManager, fetches: Fetches, on_change: Callable[[], None] = lambda: None
+    ) -> None:
         self._logs = logs
         self._fetches = fetches
+        # Told after a topic is created, deleted or grows (consumer groups' subscriptions follow).
+        self._on_change = on_change
         self.get_log: Callable[[str, int], PartitionLog] = logs.get_log
         self.get: Callable[[str], TopicInfo | None] = logs.topic
         self.get_by_id: Callable[[uuid.UUID], TopicInfo | None] = logs.topic_by_id
@@ -103,12 +108,16 @@ class Topics:
         validate_only: bool,
     ) -> TopicInfo:
         """Create (or only validate) a topic; -1 partitions / replication factor take the broker defaults."""
-        return self._logs.create_topic(name, partitions, replication, configs, validate_only=validate_only)
+        info = self._logs.create_topic(name, partitions, replication, configs, validate_only=validate_only)
+        if not validate_only:
+            self._on_change()
+        return info
 
     def auto_create(self, name: str) -> TopicInfo:
         """Create a topic a client asked for by name (auto.create.topics.enable), with the defaults."""
         info = self._logs.create_topic(name)
         log.info("topic.auto_created", topic=name, partitions=info.partitions)
+        self._on_change()
         return info
 
     def delete(self, name: str) -> TopicInfo:
@@ -116,10 +125,14 @@ class Topics:
         info = self._logs.delete_topic(name)
         for partition in range(info.partitions):
             self._fetches.wake(info.name, partition)
+        self._on_change()
         return info
 
     def add_partitions(self, name: str, total: int, *, validate_only: bool = False) -> TopicInfo:
-        return self._logs.create_partitions(name, total, validate_only=validate_only)
+        info = self._logs.create_partitions(name, total, validate_only=validate_only)
+        if not validate_only:
+            self._on_change()
+        return info
 
     def describe_config(self, name: str) -> list[ConfigEntry]:
         return self._logs.describe_topic_config(name)
@@ -135,6 +148,26 @@ class Topics:
     ) -> TopicInfo:
         """The given overrides replace all of the topic's overrides (legacy AlterConfigs)."""
         return self._logs.replace_topic_config(name, configs, validate_only=validate_only)
+
+
+class TopicsOfGroups:
+    """The consumer group coordinator's `TopicsView` over the LogManager."""
+
+    __slots__ = ("_logs",)
+
+    def __init__(self, logs: LogManager) -> None:
+        self._logs = logs
+
+    def by_name(self, name: str) -> GroupTopic | None:
+        info = self._logs.topic(name)
+        return None if info is None else GroupTopic(info.topic_id, info.name, info.partitions)
+
+    def by_id(self, topic_id: uuid.UUID) -> GroupTopic | None:
+        info = self._logs.topic_by_id(topic_id)
+        return None if info is None else GroupTopic(info.topic_id, info.name, info.partitions)
+
+    def names(self) -> list[str]:
+        return [info.name for info in self._logs.topics()]
 
 
 class BrokerConfigs:
