@@ -1,7 +1,8 @@
-"""DescribeGroups (15): state, protocol and members of groups; unknown groups are reported Dead.
+"""DescribeGroups (15): state, protocol and members of classic groups.
 
 v1 throttle time; v2 no change; v3 authorized operations (KIP-430); v4 group_instance_id of members;
-v5 flexible.
+v5 flexible; v6 (KIP-1043) an unknown group, or one that is not a classic group (a KIP-848 consumer
+group), is GROUP_ID_NOT_FOUND with Kafka's message. Before v6 both are described as Dead, no error.
 """
 
 from __future__ import annotations
@@ -10,13 +11,17 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
+from kafkito.broker.coordinator.results import DescribedGroup
+from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 15
-VERSIONS = (0, 5)
+VERSIONS = (0, 6)
 
 # No authorizer: every group operation is allowed: READ (3), DELETE (6), DESCRIBE (8), as bit numbers
 # of the bitfield (the codec takes a set of them; None encodes Kafka's "not requested", INT32_MIN).
 GROUP_OPERATIONS = frozenset({3, 6, 8})
+DEAD = "Dead"
+GROUP_ID_NOT_FOUND_VERSION = 6
 
 
 class DescribeGroupsRequestBody(Protocol):
@@ -26,30 +31,72 @@ class DescribeGroupsRequestBody(Protocol):
     include_authorized_operations: bool  # v3+
 
 
+def _is_absent(described: DescribedGroup) -> bool:
+    """No live classic group by that id (the coordinator says Dead, or that it is not found)."""
+    if described.error == ErrorCode.GROUP_ID_NOT_FOUND:
+        return True
+    return described.error == ErrorCode.NONE and described.summary.state == DEAD
+
+
+def _absent(ctx: RequestContext, group_id: str, consumer_group_ids: frozenset[str]) -> dict[str, Any]:
+    """A group described as Kafka 4 describes one that is not a live classic group."""
+    fields: dict[str, Any] = dict(
+        error_code=ErrorCode.NONE,
+        group_id=group_id,
+        group_state=DEAD,
+        protocol_type="",
+        protocol_data="",
+        members=[],
+    )
+    if ctx.version >= GROUP_ID_NOT_FOUND_VERSION:
+        fields["error_code"] = ErrorCode.GROUP_ID_NOT_FOUND
+        if group_id in consumer_group_ids:
+            fields["error_message"] = f"Group {group_id} is not a classic group."
+        else:
+            fields["error_message"] = f"Group {group_id} not found."
+    return fields
+
+
+def _consumer_group_ids(ctx: RequestContext, group_ids: list[str]) -> frozenset[str]:
+    """Which of these ids name a KIP-848 consumer group."""
+    if not group_ids:
+        return frozenset()
+    return frozenset(
+        d.group_id for d in ctx.groups.describe_consumer_groups(group_ids) if d.error == ErrorCode.NONE
+    )
+
+
+def _described(d: DescribedGroup, operations: set[int] | None) -> dict[str, Any]:
+    return dict(
+        error_code=d.error,
+        group_id=d.group_id,
+        group_state=d.summary.state,
+        protocol_type=d.summary.protocol_type,
+        protocol_data=d.summary.protocol,
+        members=[
+            dict(
+                member_id=m.member_id,
+                group_instance_id=m.group_instance_id,
+                client_id=m.client_id,
+                client_host=m.client_host,
+                member_metadata=m.metadata,
+                member_assignment=m.assignment,
+            )
+            for m in d.summary.members
+        ],
+        authorized_operations=operations,
+    )
+
+
 def handle(ctx: RequestContext, request: DescribeGroupsRequestBody) -> Any:
     operations = None
     if ctx.version >= 3 and request.include_authorized_operations:
         operations = set(GROUP_OPERATIONS)
+    described = ctx.groups.describe_groups(request.groups)
+    absent = [d.group_id for d in described if _is_absent(d)]
+    consumer_ids = _consumer_group_ids(ctx, absent)
     groups = [
-        dict(
-            error_code=d.error,
-            group_id=d.group_id,
-            group_state=d.summary.state,
-            protocol_type=d.summary.protocol_type,
-            protocol_data=d.summary.protocol,
-            members=[
-                dict(
-                    member_id=m.member_id,
-                    group_instance_id=m.group_instance_id,
-                    client_id=m.client_id,
-                    client_host=m.client_host,
-                    member_metadata=m.metadata,
-                    member_assignment=m.assignment,
-                )
-                for m in d.summary.members
-            ],
-            authorized_operations=operations,
-        )
-        for d in ctx.groups.describe_groups(request.groups)
+        _absent(ctx, d.group_id, consumer_ids) if _is_absent(d) else _described(d, operations)
+        for d in described
     ]
     return ctx.response(throttle_time_ms=0, groups=groups)

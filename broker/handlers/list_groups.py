@@ -1,7 +1,8 @@
 """ListGroups (16): every group, filtered by state and type (both case-insensitive).
 
 v1 throttle time; v2 no change; v3 flexible; v4 states filter and group_state (KIP-518);
-v5 types filter and group_type (KIP-848): every group here is `classic`.
+v5 types filter and group_type (KIP-848): `classic`, or `consumer` for a KIP-848 consumer group, whose
+protocol type is `consumer` too (the coordinator lists both types).
 """
 
 from __future__ import annotations

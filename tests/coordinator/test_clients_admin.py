@@ -72,7 +72,11 @@ def test_kafka_python_admin_lists_describes_and_deletes_groups(
         described = admin.describe_groups(["busy", "unknown"])
         assert (described["busy"]["group_state"], described["busy"]["protocol_data"]) == ("Stable", "range")
         assert len(described["busy"]["members"]) == 1
-        assert (described["unknown"]["group_state"], described["unknown"]["error"]) == ("Dead", None)
+        # DescribeGroups v6 (Kafka 4, KIP-1043): an unknown group is GROUP_ID_NOT_FOUND, with its message.
+        unknown = described["unknown"]
+        assert (unknown["group_state"], unknown["error"]) == (
+            "Dead", "[Error 69] GroupIdNotFoundError: Group unknown not found."
+        )  # fmt: skip
 
         deleted = admin.delete_groups(["busy", "idle", "never-was"])
         assert deleted == {"busy": "NonEmptyGroupError", "idle": "OK", "never-was": "GroupIdNotFoundError"}

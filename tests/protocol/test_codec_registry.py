@@ -1,4 +1,5 @@
-"""The codec's api_key -> message class table matches kafka-python, and start-up loads none of it."""
+"""The codec's api_key -> message class table matches kafka-python (and kafkito's own schemas for the
+APIs kafka-python lacks), and start-up loads none of it."""
 
 from __future__ import annotations
 
@@ -18,10 +19,12 @@ _PACKAGES = (
     "kafka.protocol.sasl",
 )
 _CLIENT = ("kafka.admin", "kafka.consumer", "kafka.producer", "kafka.net")
+# Messages kafka-python does not ship, built by its machinery from kafkito's own JSON schemas.
+_OWN = ("kafkito.protocol.consumer_groups",)
 
 
 def _kafka_python_messages() -> tuple[dict[int, Any], dict[int, Any]]:
-    for name in _PACKAGES:
+    for name in (*_PACKAGES, *_OWN):
         importlib.import_module(name)
     from kafka.protocol.api_message import ApiMessage
 
@@ -33,7 +36,7 @@ def _kafka_python_messages() -> tuple[dict[int, Any], dict[int, Any]]:
         stack.extend(cls.__subclasses__())
         if getattr(cls, "_class_version", None) is not None or cls._json is None:
             continue
-        if cls.__module__.startswith(_PACKAGES):
+        if cls.__module__.startswith((*_PACKAGES, *_OWN)):
             (requests if cls.is_request() else responses)[cls.API_KEY] = cls
     return requests, responses
 

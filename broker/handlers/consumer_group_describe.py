@@ -1,0 +1,81 @@
+"""ConsumerGroupDescribe (69, KIP-848): epochs, assignor and members of consumer groups.
+
+Each member's current and target assignments are named here (topic id -> name, from the topics
+service); a topic deleted since is left out, as Kafka leaves out a topic missing from its metadata.
+v1 (KIP-1099): the member type (0 classic, 1 consumer); the request is unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from kafkito.broker.context import RequestContext
+from kafkito.broker.coordinator.consumer.results import (
+    ConsumerGroupDescription,
+    ConsumerMemberDescription,
+    WireAssignment,
+)
+from kafkito.broker.handlers.describe_groups import GROUP_OPERATIONS
+from kafkito.protocol.errors import ErrorCode
+
+API_KEY = 69
+VERSIONS = (0, 1)
+
+AUTHORIZED_OPERATIONS_OMITTED = -(2**31)  # Kafka's "not requested"; the field is a plain int32 here
+GROUP_OPERATIONS_BITS = sum(1 << bit for bit in GROUP_OPERATIONS)
+
+
+class ConsumerGroupDescribeRequestBody(Protocol):
+    """The fields of ConsumerGroupDescribeRequest (protocol/schemas) this handler reads."""
+
+    group_ids: Sequence[str]
+    include_authorized_operations: bool
+
+
+def _assignment(ctx: RequestContext, assignment: WireAssignment) -> dict[str, Any]:
+    topics = []
+    for topic_id, partitions in assignment:
+        info = ctx.topics.get_by_id(topic_id)
+        if info is not None:
+            topics.append(dict(topic_id=topic_id, topic_name=info.name, partitions=list(partitions)))
+    return dict(topic_partitions=topics)
+
+
+def _member(ctx: RequestContext, member: ConsumerMemberDescription) -> dict[str, Any]:
+    return dict(
+        member_id=member.member_id,
+        instance_id=member.instance_id,
+        rack_id=member.rack_id,
+        member_epoch=member.member_epoch,
+        client_id=member.client_id,
+        client_host=member.client_host,
+        subscribed_topic_names=list(member.subscribed_topic_names),
+        subscribed_topic_regex=member.subscribed_topic_regex,
+        assignment=_assignment(ctx, member.assignment),
+        target_assignment=_assignment(ctx, member.target_assignment),
+        member_type=member.member_type,
+    )
+
+
+def _group(ctx: RequestContext, group: ConsumerGroupDescription, operations: int) -> dict[str, Any]:
+    described = group.error == ErrorCode.NONE
+    return dict(
+        error_code=group.error,
+        error_message=group.error_message,
+        group_id=group.group_id,
+        group_state=group.state,
+        group_epoch=group.group_epoch,
+        assignment_epoch=group.assignment_epoch,
+        assignor_name=group.assignor_name,
+        members=[_member(ctx, m) for m in group.members],
+        authorized_operations=operations if described else AUTHORIZED_OPERATIONS_OMITTED,
+    )
+
+
+def handle(ctx: RequestContext, request: ConsumerGroupDescribeRequestBody) -> Any:
+    operations = (
+        GROUP_OPERATIONS_BITS if request.include_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED
+    )
+    groups = ctx.groups.describe_consumer_groups(list(request.group_ids))
+    return ctx.response(throttle_time_ms=0, groups=[_group(ctx, g, operations) for g in groups])
