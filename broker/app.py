@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -21,15 +22,26 @@ from kafkito.broker.log.partition_log import wall_clock_ms
 from kafkito.broker.offsets import OffsetsConfig, OffsetsManager
 from kafkito.broker.offsets.cleaning import BackgroundCleaner
 from kafkito.broker.producer_ids import ProducerIdManager
-from kafkito.broker.services import BrokerConfigs, Cluster, Fetches, Services, Topics, TopicsOfGroups
+from kafkito.broker.services import (
+    BrokerConfigs,
+    Cluster,
+    Fetches,
+    OnFirstUse,
+    Services,
+    Topics,
+    TopicsOfGroups,
+)
 from kafkito.broker.shutdown import StopSignals, StopSteps, close_logs
 from kafkito.broker.steering import Steering
-from kafkito.broker.transactions import TransactionConfig, TransactionCoordinator
-from kafkito.broker.transactions.manager import TransactionsManager
-from kafkito.broker.transactions.marker_writer import BrokerMarkerWriter
 from kafkito.purgatory import Purgatory, SteerableClock, Timer, TimerTask
 
+if TYPE_CHECKING:
+    from kafkito.broker.transactions import TransactionCoordinator
+    from kafkito.broker.transactions.manager import TransactionsManager
+
 log = structlog.get_logger("kafkito.broker")
+
+TRANSACTION_STATE_TOPIC = "__transaction_state"  # transactions.codec's, named here not to import it
 
 
 def _read_meta(path: Path) -> dict[str, str]:
@@ -62,8 +74,8 @@ class Broker:
         self.services: Services  # what handlers see; built by start() once the logs are open
         self.context_type: type[RequestContext]  # dispatch's per-request context, bound to the services
         self.offsets: OffsetsManager
-        self.transactions: TransactionCoordinator | None = None
-        self.transactions_log: TransactionsManager
+        self.transactions: TransactionCoordinator | None = None  # built on first use (_transactions)
+        self.transactions_log: TransactionsManager | None = None
         self._cleaner: BackgroundCleaner | None = None
         self.cluster_id = config.cluster_id or ""
         self._periodic: dict[str, asyncio.TimerHandle | TimerTask] = {}
@@ -119,20 +131,32 @@ class Broker:
             configs=BrokerConfigs(self.config, logs),
             producer_ids=self.producer_ids,
             groups=self.coordinator,
-            transactions=self._start_transactions(logs),
+            transactions=OnFirstUse(self._transactions),
         )
 
-    def _start_transactions(self, logs: LogManager) -> TransactionCoordinator:
-        """The transaction coordinator over `__transaction_state` (loaded later, by start())."""
+    def _transactions(self) -> TransactionCoordinator:
+        """The transaction coordinator over `__transaction_state`, built and loaded on first use.
+
+        That is at start when the topic exists (its transactions must be completed or timed out), else
+        the first request that needs it: a broker no transactional client uses never imports it.
+        """
+        if self.transactions is not None:
+            return self.transactions
+        from kafkito.broker.transactions import TransactionConfig, TransactionCoordinator
+        from kafkito.broker.transactions.manager import TransactionsManager
+        from kafkito.broker.transactions.marker_writer import BrokerMarkerWriter
+
         # AddOffsetsToTxn must name the partition the group coordinator really uses.
         config = TransactionConfig.from_config(self.config)
         config = replace(config, offsets_topic_num_partitions=self.offsets.num_partitions)
         segment_bytes = self.config.transaction_state_log_segment_bytes
+        logs = self.logs
         self.transactions_log = TransactionsManager(logs, config, segment_bytes, self.clock, wall_clock_ms)
         markers = BrokerMarkerWriter(logs.get_log, self.coordinator)
         self.transactions = TransactionCoordinator(
             config, self.clock, self.timer, markers, self.producer_ids, self.transactions_log.sink
         )
+        self.transactions_log.load(self.transactions, asyncio.get_running_loop().call_soon)
         return self.transactions
 
     def every(self, name: str, interval_ms: int, work: Callable[[], object]) -> None:
@@ -177,7 +201,8 @@ class Broker:
         self.context_type = RequestContext.bind(self.services)
         self.coordinator.sink = self.offsets.sink
         self.offsets.load(self.coordinator, loop.call_soon)
-        self.transactions_log.load(self.services.transactions, loop.call_soon)
+        if self._logs.topic(TRANSACTION_STATE_TOPIC) is not None:
+            self._transactions()
         self.every_on_clock("offsets-expiry", offsets_config.retention_check_interval_ms, self.offsets.expire)
         self.every("log-retention", self.config.log_retention_check_interval_ms, self._logs.enforce_retention)
         # Compaction plans off the loop (seconds on a big segment), __consumer_offsets first.
@@ -222,6 +247,7 @@ class Broker:
                 steps.run("log cleaner", self._cleaner.stop)
             if self._logs is not None:
                 steps.run("offsets load", self.offsets.stop_loading)
+            if self.transactions_log is not None:
                 steps.run("transactions load", self.transactions_log.stop_loading)
             if self.transactions is not None:
                 steps.run("transaction coordinator", self.transactions.shutdown)
@@ -250,6 +276,7 @@ class Broker:
             self._cleaner.stop()
         if self._logs is not None:
             self.offsets.stop_loading()
+        if self.transactions_log is not None:
             self.transactions_log.stop_loading()
         self.timer.close()
         log.warning("broker.crashed", reason="killed by a test")
