@@ -236,3 +236,12 @@ def test_uniform_heterogeneous_balancing_moves_partitions_off_the_givers_rack_fi
     topics = {**topic_table(4, racks=racks), T2: TopicSpec(T2, "topic2", 0, {})}
     members = {"A": member(T1, assigned={T1: {0, 1, 2, 3}}, rack="a"), "B": member(T1, T2, rack="b")}
     assert readable(UNIFORM.assign(members, topics)) == {"A": {1: [1, 3]}, "B": {1: [0, 2]}}
+
+
+def test_uniform_a_partition_on_several_racks_is_left_for_the_member_that_needs_it() -> None:
+    """A (rack a) could take partition 0 (racks a and b) or 1 (rack a only); it takes 1, so that B
+    (rack b) can have 0 on its rack."""
+    racks = {0: frozenset({"a", "b"}), 1: frozenset({"a"})}
+    topics = topic_table(2, racks=racks)
+    members = {"A": member(T1, rack="a"), "B": member(T1, rack="b")}
+    assert readable(UNIFORM.assign(members, topics)) == {"A": {1: [1]}, "B": {1: [0]}}

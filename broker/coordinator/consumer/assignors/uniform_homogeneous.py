@@ -75,11 +75,14 @@ def _hand_out(needs: list[tuple[str, int]], free: list[TopicPartition], owners: 
 def _hand_out_on_rack(
     remaining: dict[str, int], free: list[TopicPartition], taken: list[bool], owners: Owners, racks: Racks
 ) -> None:
-    """The first pass: each member below its quota takes free partitions with a replica on its rack."""
-    by_rack: dict[str, deque[int]] = {}
+    """The first pass: each member below its quota takes free partitions with a replica on its rack,
+    those on the fewest racks first (a partition on several racks is left for whoever else can use it)."""
+    on_rack: dict[str, list[tuple[int, int]]] = {}
     for index, (topic_id, partition) in enumerate(free):
-        for rack in racks.partition_racks(topic_id, partition):
-            by_rack.setdefault(rack, deque()).append(index)
+        replica_racks = racks.partition_racks(topic_id, partition)
+        for rack in replica_racks:
+            on_rack.setdefault(rack, []).append((len(replica_racks), index))
+    by_rack = {rack: deque(index for _, index in sorted(entries)) for rack, entries in on_rack.items()}
     for member_id in remaining:
         member_rack = racks.member_racks[member_id]
         queue = by_rack.get(member_rack) if member_rack is not None else None
