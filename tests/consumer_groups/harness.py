@@ -76,7 +76,9 @@ class Harness:
         self.timer = Timer(self.clock)
         self.sink = InMemoryRecordSink()
         self.topics = topics or InMemoryTopics()
-        self.coordinator = GroupCoordinator(self.config, self.clock, self.timer, self.sink, topics=self.topics)
+        self.coordinator = GroupCoordinator(
+            self.config, self.clock, self.timer, self.sink, topics=self.topics
+        )
 
     def heartbeat(self, request: ConsumerHeartbeatRequest) -> ConsumerHeartbeatResult:
         replies: list[ConsumerHeartbeatResult] = []
@@ -99,8 +101,9 @@ class Harness:
     def beat(self, group_id: str, member: Member, *, release_all: bool = True) -> ConsumerHeartbeatResult:
         """One heartbeat reporting what the member owns; with `release_all` the member gives up at once
         what it was told to revoke (its next heartbeat reports it)."""
+        owned = member.owned_wire()
         request = heartbeat_request(
-            group_id, member.member_id, member.epoch, owned=member.owned_wire(), instance_id=member.instance_id
+            group_id, member.member_id, member.epoch, owned=owned, instance_id=member.instance_id
         )
         return self._apply(member, self.heartbeat(request), release_all)
 
@@ -140,3 +143,25 @@ class Harness:
 
 def assignment_of(group: ConsumerGroup) -> Mapping[str, Mapping[uuid.UUID, frozenset[int]]]:
     return {mid: m.assigned for mid, m in group.members.items()}
+
+
+def converge(harness: Harness, group_id: str, members: Iterable[Member], rounds: int = 10) -> None:
+    """Heartbeat every member (each giving up at once what it must revoke) until the group is Stable."""
+    members = list(members)
+    for _ in range(rounds):
+        for member in members:
+            harness.beat(group_id, member)
+        if harness.group(group_id).state.value == "Stable":
+            return
+    raise AssertionError(f"group {group_id} did not converge: {harness.group(group_id)}")
+
+
+def owned_by_two(members: Iterable[Member]) -> set[tuple[uuid.UUID, int]]:
+    """Partitions two members believe they own at the same time (must always be empty)."""
+    seen: set[tuple[uuid.UUID, int]] = set()
+    twice: set[tuple[uuid.UUID, int]] = set()
+    for member in members:
+        for topic_id, partitions in member.owned.items():
+            for p in partitions:
+                (twice if (topic_id, p) in seen else seen).add((topic_id, p))
+    return twice
