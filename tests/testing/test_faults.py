@@ -1,0 +1,180 @@
+"""Injected faults as a user meets them through the `kafkito` fixture, with real clients: errors a
+producer retries through, partitions answered with an error while the others are served, commits
+that store nothing, delayed fetches, dropped and black-holed clients."""
+
+from __future__ import annotations
+
+import pytest
+from confluent_kafka import Consumer, KafkaException, Producer
+from confluent_kafka import KafkaError as KafkaErr
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.errors import KafkaError
+from kafka.structs import OffsetAndMetadata
+
+from kafkito.testing import KafkitoHandle
+from tests.support.waiting import DEADLINE_S, wait_until
+
+
+def _read_all(kafkito: KafkitoHandle, topic: str, partitions: int, expected: int) -> list[tuple[int, bytes]]:
+    consumer = KafkaConsumer(bootstrap_servers=kafkito.bootstrap_servers, auto_offset_reset="earliest")
+    consumer.assign([TopicPartition(topic, p) for p in range(partitions)])
+    got: list[tuple[int, bytes]] = []
+    try:
+        wait_until(
+            lambda: (
+                got.extend((m.partition, m.value) for batch in consumer.poll(200).values() for m in batch)
+                or len(got) >= expected
+            ),
+            what=f"{expected} records from {topic}",
+        )
+        got.extend((m.partition, m.value) for batch in consumer.poll(200).values() for m in batch)
+    finally:
+        consumer.close()
+    return got
+
+
+def test_a_kafka_python_producer_retries_through_three_not_leader_errors_and_loses_nothing(
+    kafkito: KafkitoHandle,
+) -> None:
+    kafkito.create_topic("orders", partitions=2)
+    fault = kafkito.inject("Produce", "NOT_LEADER_OR_FOLLOWER", count=3, topic="orders", partition=0)
+    producer = KafkaProducer(bootstrap_servers=kafkito.bootstrap_servers, retries=10, retry_backoff_ms=20)
+    futures = [producer.send("orders", b"order-%d" % i, partition=i % 2) for i in range(20)]
+    producer.flush(DEADLINE_S)
+    acks = [f.get(DEADLINE_S) for f in futures]
+    producer.close()
+
+    assert fault.fired == 3 and fault.remaining == 0 and not fault.active
+    assert kafkito.faults() == []
+    assert sorted(a.offset for a in acks if a.partition == 0) == list(range(10))
+    got = _read_all(kafkito, "orders", 2, 20)
+    assert sorted(got) == sorted((i % 2, b"order-%d" % i) for i in range(20))  # each once, none lost
+
+
+def test_a_confluent_producer_retries_through_three_not_leader_errors_and_loses_nothing(
+    kafkito: KafkitoHandle,
+) -> None:
+    kafkito.create_topic("payments")
+    fault = kafkito.inject("Produce", "NOT_LEADER_OR_FOLLOWER", count=3, topic="payments")
+    producer = Producer({"bootstrap.servers": kafkito.bootstrap_servers, "linger.ms": 0})
+    errors: list[object] = []
+    for i in range(30):
+        producer.produce("payments", b"pay-%d" % i, on_delivery=lambda err, _m: err and errors.append(err))
+    assert producer.flush(DEADLINE_S) == 0
+    assert errors == []
+    assert fault.fired == 3
+
+    got = _read_all(kafkito, "payments", 1, 30)
+    assert [v for _, v in got] == [b"pay-%d" % i for i in range(30)]  # in order, each once
+
+
+def test_only_the_matching_partition_is_answered_with_the_error_and_it_appends_nothing(
+    kafkito: KafkitoHandle,
+) -> None:
+    kafkito.create_topic("split", partitions=2)
+    kafkito.inject("Produce", "INVALID_REQUIRED_ACKS", count=None, topic="split", partition=1)
+    producer = KafkaProducer(bootstrap_servers=kafkito.bootstrap_servers, linger_ms=50)
+    to_0 = producer.send("split", b"zero", partition=0)
+    to_1 = producer.send("split", b"one", partition=1)
+    producer.flush(DEADLINE_S)
+
+    assert to_0.get(DEADLINE_S).offset == 0
+    with pytest.raises(KafkaError) as raised:
+        to_1.get(DEADLINE_S)
+    assert "InvalidRequiredAcks" in type(raised.value).__name__
+    producer.close()
+    kafkito.clear_faults()
+    consumer = KafkaConsumer(bootstrap_servers=kafkito.bootstrap_servers)
+    ends = consumer.end_offsets([TopicPartition("split", 0), TopicPartition("split", 1)])
+    consumer.close()
+    assert ends == {TopicPartition("split", 0): 1, TopicPartition("split", 1): 0}
+
+
+def test_a_faulted_commit_stores_nothing_and_the_other_partitions_commit(kafkito: KafkitoHandle) -> None:
+    kafkito.create_topic("ledger", partitions=2)
+    consumer = KafkaConsumer(bootstrap_servers=kafkito.bootstrap_servers, group_id="auditors")
+    p0, p1 = TopicPartition("ledger", 0), TopicPartition("ledger", 1)
+    fault = kafkito.inject("OffsetCommit", "GROUP_AUTHORIZATION_FAILED", group="auditors")
+    with pytest.raises(KafkaError):
+        consumer.commit({p0: OffsetAndMetadata(5, "", -1)})
+    assert fault.fired == 1
+    assert consumer.committed(p0) is None
+
+    kafkito.inject("OffsetCommit", "TOPIC_AUTHORIZATION_FAILED", topic="ledger", partition=1)
+    with pytest.raises(KafkaError):
+        consumer.commit({p0: OffsetAndMetadata(7, "", -1), p1: OffsetAndMetadata(9, "", -1)})
+    assert consumer.committed(p0) == 7
+    assert consumer.committed(p1) is None
+    consumer.close()
+
+
+def test_a_delayed_fetch_holds_the_records_until_the_client_reconnects(kafkito: KafkitoHandle) -> None:
+    kafkito.create_topic("slow")
+    producer = KafkaProducer(bootstrap_servers=kafkito.bootstrap_servers)
+    producer.send("slow", b"late").get(DEADLINE_S)
+    producer.close()
+    fault = kafkito.inject("Fetch", None, topic="slow", delay_ms=600_000, client_id="reader")
+    consumer = KafkaConsumer(
+        bootstrap_servers=kafkito.bootstrap_servers, client_id="reader", auto_offset_reset="earliest"
+    )
+    consumer.assign([TopicPartition("slow", 0)])
+    wait_until(lambda: consumer.poll(100) == {} and fault.fired, what="the reader's fetch to be held")
+    # The held fetch blocks the connection: nothing arrives while it is held (polling a while, on purpose).
+    assert all(consumer.poll(100) == {} for _ in range(5))
+
+    assert kafkito.disconnect("reader") >= 1  # the client reconnects and fetches again, undelayed
+    got: list[bytes] = []
+    wait_until(
+        lambda: got.extend(m.value for b in consumer.poll(200).values() for m in b) or got,
+        what="the record after the reconnect",
+    )
+    consumer.close()
+    assert got == [b"late"] and fault.fired == 1
+
+
+def test_a_blackholed_client_times_out_and_is_answered_again_once_released(kafkito: KafkitoHandle) -> None:
+    kafkito.create_topic("dark")
+    consumer = Consumer(
+        {
+            "bootstrap.servers": kafkito.bootstrap_servers,
+            "client.id": "lost",
+            "group.id": "lost-group",
+            "auto.offset.reset": "earliest",
+            "socket.timeout.ms": 1000,
+        }
+    )
+    metadata = consumer.list_topics("dark", timeout=DEADLINE_S)
+    assert "dark" in metadata.topics
+    kafkito.blackhole("lost")
+    with pytest.raises(KafkaException) as raised:  # its requests time out: it gives up on the broker
+        consumer.list_topics("dark", timeout=3)
+    assert raised.value.args[0].code() in (KafkaErr._TRANSPORT, KafkaErr._TIMED_OUT)
+    kafkito.unblackhole("lost")
+    assert "dark" in consumer.list_topics("dark", timeout=DEADLINE_S).topics
+    consumer.close()
+
+
+def test_request_level_errors_answer_group_apis(kafkito: KafkitoHandle) -> None:
+    fault = kafkito.inject("FindCoordinator", "COORDINATOR_NOT_AVAILABLE", count=2, group="retrying")
+    consumer = KafkaConsumer(bootstrap_servers=kafkito.bootstrap_servers, group_id="retrying")
+    p0 = TopicPartition("anything", 0)
+    assert consumer.committed(p0) is None  # the client retried FindCoordinator past the two errors
+    consumer.close()
+    assert fault.fired == 2
+
+
+def test_a_rule_that_could_never_apply_is_refused(kafkito: KafkitoHandle) -> None:
+    with pytest.raises(ValueError, match="unknown API"):
+        kafkito.inject("Produse", "NOT_LEADER_OR_FOLLOWER")
+    with pytest.raises(ValueError, match="unknown error"):
+        kafkito.inject("Produce", "NOT_A_LEADER")
+    with pytest.raises(ValueError, match="no partitions"):
+        kafkito.inject("Heartbeat", "REBALANCE_IN_PROGRESS", topic="t")
+    with pytest.raises(ValueError, match="names no group"):
+        kafkito.inject("Produce", "NOT_LEADER_OR_FOLLOWER", group="g")
+    with pytest.raises(ValueError, match="an error, a delay"):
+        kafkito.inject("Fetch", None)
+    rule = kafkito.inject(1, 6, count=None)  # numbers work too
+    assert rule.as_dict()["api"] == "Fetch" and rule.as_dict()["error"] == "NOT_LEADER_OR_FOLLOWER"
+    rule.remove()
+    assert kafkito.faults() == []
