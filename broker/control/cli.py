@@ -12,12 +12,13 @@ import os
 import sys
 import urllib.parse
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from kafkito.broker.control.client import ControlClient, ControlClientError
+if TYPE_CHECKING:
+    from kafkito.broker.control.client import ControlClient
 
 ENV_URL = "KAFKITO_CONTROL"
-Verb = Callable[[ControlClient, argparse.Namespace], Any]
+Verb = Callable[["ControlClient", argparse.Namespace], Any]
 
 
 def _quote(value: str) -> str:
@@ -159,6 +160,9 @@ def run_control(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO 
     if not url:
         print(f"kafkito control: no endpoint: pass --url http://HOST:PORT or set ${ENV_URL}", file=err)
         return 2
+    # Imported here: urllib.request (http.client, email, ssl) would cost every `kafkito serve` ~15 ms.
+    from kafkito.broker.control.client import ControlClient, ControlClientError
+
     try:
         result = args.control_verb(ControlClient(url), args)
     except ControlClientError as exc:
