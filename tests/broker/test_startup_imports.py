@@ -1,4 +1,4 @@
-"""What the broker imports before its first request: no API handler and no transaction coordinator.
+"""What the broker imports before its first request: no API handler, no transaction coordinator, no HTTP.
 
 Each is imported on first use (a handler on its API's first request, the transaction coordinator on
 the first transactional one, or at start when `__transaction_state` exists): start-up time is
@@ -12,8 +12,8 @@ import subprocess
 import sys
 
 _LOADED = (
-    "import json, sys, kafkito.broker.app, kafkito.broker.server; "
-    "print(json.dumps(sorted(m for m in sys.modules if m.startswith('kafkito.broker.'))))"
+    "import json, sys, kafkito.broker.cli, kafkito.broker.app, kafkito.broker.server; "
+    "print(json.dumps(sorted(sys.modules)))"
 )
 
 
@@ -23,3 +23,5 @@ def test_serve_imports_no_handler_and_no_transaction_coordinator() -> None:
     handlers = {m for m in loaded if m.startswith("kafkito.broker.handlers.")}
     assert handlers <= {"kafkito.broker.handlers.registry", "kafkito.broker.handlers.api_versions"}
     assert not {m for m in loaded if m.startswith("kafkito.broker.transactions")}
+    # `kafkito control`'s urllib client and the control endpoint's aiohttp: only when asked for.
+    assert not loaded & {"urllib.request", "http.client", "aiohttp"}
