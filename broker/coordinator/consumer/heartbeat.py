@@ -44,7 +44,7 @@ class HeartbeatError(Exception):
 
 
 def _failed(error: ErrorCode, message: str | None, interval_ms: int = 0) -> ConsumerHeartbeatResult:
-    return ConsumerHeartbeatResult(error, message, None, -1, interval_ms, None)
+    return ConsumerHeartbeatResult(error, message, None, 0, interval_ms, None)
 
 
 def new_member_id() -> str:

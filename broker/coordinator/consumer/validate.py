@@ -54,7 +54,7 @@ def _validate_epoch(request: ConsumerHeartbeatRequest) -> Failure | None:
         if epoch == STATIC_LEAVE_EPOCH and request.instance_id is None:
             return _invalid("InstanceId can't be null.")
         return None
-    return _invalid(f"MemberEpoch {epoch} is invalid.")
+    return _invalid("MemberEpoch is invalid.")
 
 
 def _validate_join(request: ConsumerHeartbeatRequest) -> Failure | None:
@@ -65,5 +65,7 @@ def _validate_join(request: ConsumerHeartbeatRequest) -> Failure | None:
     if request.owned_partitions is None or request.owned_partitions:
         return _invalid("TopicPartitions must be empty when (re-)joining.")
     if request.subscribed_topic_names is None and request.subscribed_topic_regex is None:
-        return _invalid("SubscribedTopicNames or SubscribedTopicRegex must be set in first request.")
+        return _invalid(
+            "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining."
+        )
     return None
