@@ -276,3 +276,45 @@ def test_range_static_members_keep_their_ranges_under_new_member_ids(group: tupl
     first = RANGE.assign(static, topics)
     second = RANGE.assign(renamed, topics)
     assert {f"new-{m}": a for m, a in first.items()} == second
+
+
+# -- larger groups ---------------------------------------------------------------------------------
+
+
+def large_group(seed: int, homogeneous: bool) -> tuple[Members, Topics]:
+    """Hundreds of members over dozens of topics, with racks and a scrambled current assignment."""
+    rng = random.Random(seed)
+    topics: Topics = {}
+    for index in range(rng.randint(5, 40)):
+        topic_id = uuid.UUID(int=rng.getrandbits(128))
+        count = rng.randint(0, 60)
+        racks = {p: frozenset(rng.sample(RACKS, rng.randint(1, 2))) for p in range(count)}
+        topics[topic_id] = TopicSpec(topic_id, f"topic-{index}", count, racks)
+    ids = list(topics)
+    common = frozenset(rng.sample(ids, rng.randint(1, len(ids))))
+    members: Members = {}
+    for index in range(rng.randint(50, 300)):
+        subscribed = common if homogeneous else frozenset(rng.sample(ids, rng.randint(0, min(6, len(ids)))))
+        assigned = {}
+        for topic_id in rng.sample(ids, rng.randint(0, 3)):
+            count = topics[topic_id].num_partitions
+            assigned[topic_id] = frozenset(rng.sample(range(count + 1), rng.randint(0, count)))
+        members[f"member-{index}-{rng.getrandbits(32):08x}"] = MemberSpec(
+            subscribed, rng.choice((None, *RACKS)), None, assigned
+        )
+    return members, topics
+
+
+@pytest.mark.parametrize("homogeneous", [True, False], ids=["homogeneous", "heterogeneous"])
+@pytest.mark.parametrize("seed", range(6))
+def test_uniform_on_larger_groups(seed: int, homogeneous: bool) -> None:
+    members, topics = large_group(seed, homogeneous)
+    result = UNIFORM.assign(members, topics)
+    owners = check_valid(members, topics, result)
+    counts = sizes(result)
+    if homogeneous:
+        assert max(counts.values()) - min(counts.values()) <= 1
+    for (topic_id, _), owner in owners.items():
+        least = min(counts[m] for m, spec in members.items() if topic_id in spec.subscribed_topic_ids)
+        assert counts[owner] - least <= 1
+    assert UNIFORM.assign(with_assigned(members, result), topics) == result
