@@ -48,9 +48,9 @@ APIS: tuple[tuple[str, int, int, int], ...] = (
     ("offset_delete", 47, 0, 0),
     ("offset_fetch", 9, 1, 9),
     ("offset_for_leader_epoch", 23, 2, 4),
-    ("produce", 0, 3, 11),
+    ("produce", 0, 3, 12),
     ("sync_group", 14, 0, 5),
-    ("txn_offset_commit", 28, 0, 4),
+    ("txn_offset_commit", 28, 0, 5),
 )
 
 _MODULES = {key: name for name, key, _, _ in APIS}

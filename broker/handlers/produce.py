@@ -1,10 +1,13 @@
 """Produce (0): append the producer's record batches to the partition logs, as sent.
 
 v3 transactional id + magic v2 only; v5 log start offset; v7 ZStandard; v8 record errors;
-v9 flexible; v10 current leader (tagged); v11 TRANSACTION_ABORTABLE; v12 no change; v13 topic ids.
+v9 flexible; v10 current leader (tagged); v11 TRANSACTION_ABORTABLE; v12 same body, from a
+transactions V2 client (KIP-890 part 2); v13 (topic ids) is not served.
 acks 0/1/-1 all mean "written to the log file" on a single broker; acks=0 gets no response.
-A transactional batch is appended only if its partition is in the producer's open transaction
-(the coordinator's verification, KIP-890 part 1), else Kafka's error for the version.
+Up to v11 a transactional batch is appended only if its partition is in the producer's open
+transaction (the coordinator's verification, KIP-890 part 1), else Kafka's error for the version.
+From v12 the broker adds the partition to the transaction itself (what AddPartitionsToTxn did,
+without a network hop): the request waits for that write, then appends.
 """
 
 from __future__ import annotations
@@ -15,13 +18,20 @@ from typing import Any, Protocol
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator.results import TopicPartition
 from kafkito.broker.handlers.metadata import INTERNAL_TOPICS
+from kafkito.broker.handlers.parked import Parked
 from kafkito.broker.log.batch import ATTRIBUTES_AT, HEADER_SIZE, TRANSACTIONAL_MASK, parse_header
 from kafkito.broker.log.errors import LogError
 from kafkito.broker.transactions.errors import for_version
+from kafkito.broker.transactions.requests import AddPartitionsRequest
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 0
-VERSIONS = (3, 11)
+VERSIONS = (3, 12)
+
+IMPLICIT_ADD_SINCE = 12  # transactions V2: the produce request adds its partitions to the transaction
+# A partition's fate decided before the append: an error to answer, or ADDED (in the transaction).
+ADDED = ErrorCode.NONE
+Decided = dict[tuple[str, int], ErrorCode]
 
 
 class PartitionData(Protocol):
@@ -77,6 +87,15 @@ def _is_transactional(records: bytes | None) -> bool:
     return bool(records[_ATTRIBUTES_LOW] & TRANSACTIONAL_MASK)
 
 
+def _client_error(ctx: RequestContext, found: ErrorCode) -> ErrorCode:
+    """A coordinator's answer about a transactional partition, as Produce of this version says it."""
+    if found is ErrorCode.PRODUCER_FENCED:
+        return ErrorCode.INVALID_PRODUCER_EPOCH
+    if found in _RETRIABLE:
+        return ErrorCode.NOT_ENOUGH_REPLICAS
+    return for_version("Produce", ctx.version, found)
+
+
 def _verify(ctx: RequestContext, transactional_id: str, topic: str, p: PartitionData) -> ErrorCode | None:
     """None if the records may be appended; else the error for this partition."""
     records = p.records
@@ -91,14 +110,78 @@ def _verify(ctx: RequestContext, transactional_id: str, topic: str, p: Partition
     )[tp]
     if found is ErrorCode.NONE:
         return None
-    if found is ErrorCode.PRODUCER_FENCED:
-        return ErrorCode.INVALID_PRODUCER_EPOCH
-    if found in _RETRIABLE:
-        return ErrorCode.NOT_ENOUGH_REPLICAS
-    return for_version("Produce", ctx.version, found)
+    return _client_error(ctx, found)
+
+
+def _to_add(ctx: RequestContext, request: ProduceRequest) -> dict[tuple[int, int], set[TopicPartition]]:
+    """The partitions of this request's transactional batches, by the (producer id, epoch) sending
+    them: those a v12 request adds to the transaction. Partitions that cannot be appended to (an
+    internal topic, one that does not exist) are left to the append to refuse."""
+    wanted: dict[tuple[int, int], set[TopicPartition]] = {}
+    for t in request.topic_data:
+        if t.name in INTERNAL_TOPICS:
+            continue
+        for p in t.partition_data:
+            records = p.records
+            if not records or len(records) < HEADER_SIZE or not _is_transactional(records):
+                continue
+            try:
+                ctx.topics.get_log(t.name, p.index)
+            except LogError:
+                continue
+            header = parse_header(records)
+            wanted.setdefault((header.producer_id, header.producer_epoch), set()).add(
+                TopicPartition(t.name, p.index)
+            )
+    return wanted
+
+
+def _add_then_append(
+    ctx: RequestContext,
+    request: ProduceRequest,
+    transactional_id: str,
+    wanted: dict[tuple[int, int], set[TopicPartition]],
+) -> Any:
+    """Add the partitions to the transaction (one write per producer id and epoch), then append."""
+    decided: Decided = {}
+    waiting = set(wanted)
+
+    def build(_: None) -> Any:
+        return _append_all(ctx, request, decided)
+
+    parked: Parked[None] = Parked(build)
+    for key, partitions in wanted.items():
+
+        def added(
+            error: ErrorCode, key: tuple[int, int] = key, partitions: set[TopicPartition] = partitions
+        ) -> None:
+            answer = ADDED if error is ErrorCode.NONE else _client_error(ctx, error)
+            decided.update(((tp.topic, tp.partition), answer) for tp in partitions)
+            waiting.discard(key)
+            if not waiting:
+                parked.callback(None)
+
+        pid, epoch = key
+        add = AddPartitionsRequest(transactional_id, pid, epoch, frozenset(partitions), transaction_version=2)
+        ctx.transactions.add_partitions(add, added)
+    response = parked.response()
+    if request.acks == 0:
+        return None  # the append still happens, once the partitions are added
+    return response
 
 
 def handle(ctx: RequestContext, request: ProduceRequest) -> Any:
+    transactional_id = request.transactional_id
+    if transactional_id is not None and ctx.version >= IMPLICIT_ADD_SINCE and request.acks in (-1, 0, 1):
+        wanted = _to_add(ctx, request)
+        if wanted:
+            return _add_then_append(ctx, request, transactional_id, wanted)
+    return _append_all(ctx, request, {})
+
+
+def _append_all(ctx: RequestContext, request: ProduceRequest, decided: Decided) -> Any:
+    """Append every partition's records; `decided` holds the partitions already added (ADDED) or
+    refused by the transaction coordinator."""
     get_log = ctx.topics.get_log
     acks = request.acks
     topics: list[dict[str, Any]] = []
@@ -106,24 +189,10 @@ def handle(ctx: RequestContext, request: ProduceRequest) -> Any:
         name = t.name
         parts: list[dict[str, Any]] = []
         for p in t.partition_data:
-            if acks not in (-1, 0, 1):
-                parts.append(_partition_response(p.index, ErrorCode.INVALID_REQUIRED_ACKS))
-                continue
-            if name in INTERNAL_TOPICS:
-                parts.append(
-                    _partition_response(
-                        p.index, ErrorCode.INVALID_TOPIC_EXCEPTION, f"cannot append to internal topic {name}"
-                    )
-                )
-                continue
-            if request.transactional_id is not None:
-                refused = _verify(ctx, request.transactional_id, name, p)
-                if refused is not None:
-                    parts.append(_partition_response(p.index, refused))
-                    continue
-            elif _is_transactional(p.records):
-                # Kafka: transactional records need the transactional id they are authorized by.
-                parts.append(_partition_response(p.index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED))
+            refused = _refusal(ctx, request, name, p, decided)
+            if refused is not None:
+                error, message = refused
+                parts.append(_partition_response(p.index, error, message))
                 continue
             try:
                 plog = get_log(name, p.index)
@@ -144,3 +213,23 @@ def handle(ctx: RequestContext, request: ProduceRequest) -> Any:
     if acks == 0:
         return None
     return ctx.response(responses=topics, throttle_time_ms=0)
+
+
+def _refusal(
+    ctx: RequestContext, request: ProduceRequest, name: str, p: PartitionData, decided: Decided
+) -> tuple[ErrorCode, str | None] | None:
+    """Why this partition's records are not appended (error, message), or None to append them."""
+    if request.acks not in (-1, 0, 1):
+        return ErrorCode.INVALID_REQUIRED_ACKS, None
+    if name in INTERNAL_TOPICS:
+        return ErrorCode.INVALID_TOPIC_EXCEPTION, f"cannot append to internal topic {name}"
+    if request.transactional_id is not None:
+        fate = decided.get((name, p.index))
+        if fate is ADDED:
+            return None
+        refused = fate if fate is not None else _verify(ctx, request.transactional_id, name, p)
+        return None if refused is None else (refused, None)
+    if _is_transactional(p.records):
+        # Kafka: transactional records need the transactional id they are authorized by.
+        return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None
+    return None

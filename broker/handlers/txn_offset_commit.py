@@ -4,25 +4,28 @@ The offsets are written in the producer's transactional batch to the group's `__
 partition and stay pending until the transaction's marker (`GroupCoordinator.complete_transaction`).
 v1 no change; v2 committed_leader_epoch; v3 flexible, member_id, generation_id and
 group_instance_id (checked against the group when given); v4 TRANSACTION_ABORTABLE may be answered
-(KIP-890). v5 (transaction V2, where this request also adds the partition to the transaction) is
-not offered yet. As Kafka verifies, the group's partition must already be in the producer's ongoing
-transaction (AddOffsetsToTxn): otherwise INVALID_TXN_STATE (TRANSACTION_ABORTABLE from v4). Unknown
+(KIP-890). Up to v4, as Kafka verifies, the group's partition must already be in the producer's
+ongoing transaction (AddOffsetsToTxn): otherwise INVALID_TXN_STATE (TRANSACTION_ABORTABLE from v4).
+v5 is a transactions V2 client (KIP-890 part 2): the broker adds the group's partition to the
+transaction itself, so no AddOffsetsToTxn comes first; the commit waits for that write. Unknown
 topics or partitions get UNKNOWN_TOPIC_OR_PARTITION.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator import OffsetAndMetadata, TopicPartition, TxnOffsetCommitRequest
 from kafkito.broker.handlers.parked import Parked
 from kafkito.broker.transactions.errors import for_version
+from kafkito.broker.transactions.requests import AddPartitionsRequest
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 28
-VERSIONS = (0, 4)
+VERSIONS = (0, 5)
+IMPLICIT_ADD_SINCE = 5
 
 NO_GENERATION = -1
 OFFSETS_TOPIC = "__consumer_offsets"
@@ -100,25 +103,57 @@ def handle(ctx: RequestContext, request: TxnOffsetCommitRequestBody) -> Any:
 
     if not offsets:
         return build({})
-    refused = _verify(ctx, request)
-    if refused is not None:
-        return build(dict.fromkeys(offsets, refused))
     parked: Parked[dict[TopicPartition, ErrorCode]] = Parked(build)
-    named = version >= 3
-    ctx.groups.commit_transactional_offsets(
-        TxnOffsetCommitRequest(
-            group_id=request.group_id,
-            transactional_id=request.transactional_id,
-            producer_id=request.producer_id,
-            producer_epoch=request.producer_epoch,
-            member_id=request.member_id if named else "",
-            generation_id=request.generation_id if named else NO_GENERATION,
-            group_instance_id=request.group_instance_id if named else None,
-            offsets=offsets,
-        ),
-        parked.callback,
-    )
+
+    def commit() -> None:
+        named = version >= 3
+        ctx.groups.commit_transactional_offsets(
+            TxnOffsetCommitRequest(
+                group_id=request.group_id,
+                transactional_id=request.transactional_id,
+                producer_id=request.producer_id,
+                producer_epoch=request.producer_epoch,
+                member_id=request.member_id if named else "",
+                generation_id=request.generation_id if named else NO_GENERATION,
+                group_instance_id=request.group_instance_id if named else None,
+                offsets=offsets,
+            ),
+            parked.callback,
+        )
+
+    def then(refused: ErrorCode | None) -> None:
+        if refused is None:
+            commit()
+        else:
+            parked.callback(dict.fromkeys(offsets, refused))
+
+    if version >= IMPLICIT_ADD_SINCE:
+        _add(ctx, request, then)
+    else:
+        then(_verify(ctx, request))
     return parked.response()
+
+
+def _offsets_partition(ctx: RequestContext, group_id: str) -> TopicPartition:
+    return TopicPartition(OFFSETS_TOPIC, ctx.groups.offsets_partition_for(group_id))
+
+
+def _add(
+    ctx: RequestContext, request: TxnOffsetCommitRequestBody, then: Callable[[ErrorCode | None], None]
+) -> None:
+    """v5: add the group's `__consumer_offsets` partition to the transaction (what AddOffsetsToTxn
+    did), then `then(None)`; or `then(error)` when the transaction coordinator refuses."""
+    if request.group_id is None:
+        then(None)  # the group coordinator answers INVALID_GROUP_ID
+        return
+    add = AddPartitionsRequest(
+        request.transactional_id,
+        request.producer_id,
+        request.producer_epoch,
+        frozenset({_offsets_partition(ctx, request.group_id)}),
+        transaction_version=2,
+    )
+    ctx.transactions.add_partitions(add, lambda error: then(_client_error(ctx, error)))
 
 
 def _verify(ctx: RequestContext, request: TxnOffsetCommitRequestBody) -> ErrorCode | None:
@@ -127,10 +162,15 @@ def _verify(ctx: RequestContext, request: TxnOffsetCommitRequestBody) -> ErrorCo
     None when it is; else the error for every partition."""
     if request.group_id is None:
         return None  # the coordinator answers INVALID_GROUP_ID
-    tp = TopicPartition(OFFSETS_TOPIC, ctx.groups.offsets_partition_for(request.group_id))
+    tp = _offsets_partition(ctx, request.group_id)
     found = ctx.transactions.verify_partitions(
         request.transactional_id, request.producer_id, request.producer_epoch, (tp,)
     )[tp]
+    return _client_error(ctx, found)
+
+
+def _client_error(ctx: RequestContext, found: ErrorCode) -> ErrorCode | None:
+    """None when the partition is in the transaction; else the error this version answers."""
     if found is ErrorCode.NONE:
         return None
     if found in _RETRIABLE:
