@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -13,10 +14,14 @@ from kafkito.broker.coordinator.classic.subscription import subscribed_topics
 from kafkito.broker.log.batch import HEADER_SIZE, parse_header
 from kafkito.broker.log.metadata_log import read_topics
 from kafkito.broker.offsets.batches import batch_records
+from kafkito.broker.offsets.consumer_dump import TopicNames, describe_key, describe_value
+from kafkito.broker.offsets.consumer_records import ConsumerGroupKey, decode_consumer_value
 from kafkito.broker.offsets.log_sink import OFFSETS_TOPIC
 from kafkito.broker.offsets.partitioner import partition_for
 from kafkito.broker.offsets.records import (
     GroupKey,
+    GroupValue,
+    Key,
     OffsetKey,
     RecordFormatError,
     decode_group_value,
@@ -45,6 +50,14 @@ def _partition_count(data_dir: Path, found: dict[int, Path]) -> int:
         return max(found, default=-1) + 1
 
 
+def _topic_names(data_dir: Path) -> dict[uuid.UUID, str]:
+    """Topic id to name, as the data directory's metadata log records them (empty if unreadable)."""
+    try:
+        return {info.topic_id: name for name, info in read_topics(data_dir).items()}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
 def _batches(segment: Path) -> Iterator[tuple[Any, bytes]]:
     """Complete batches of a segment file; a torn tail (a broker writing, or crashed) is left out."""
     with open(segment, "rb") as f:
@@ -68,63 +81,77 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-def describe(raw_key: bytes, raw_value: bytes | None) -> tuple[str | None, dict[str, Any]]:
-    """(group, JSON-ready description) of one record; group is None for keys of unknown versions."""
+def describe(
+    raw_key: bytes, raw_value: bytes | None, topic_names: TopicNames | None = None
+) -> tuple[str | None, dict[str, Any]]:
+    """(group, JSON-ready description) of one record; group is None for keys of unknown versions.
+    `topic_names` (topic id to name) names the topics of consumer-group assignments."""
     try:
         key = decode_key(raw_key)
     except RecordFormatError as exc:
         return None, {"key": {"error": str(exc), "hex": raw_key.hex()}}
-    out: dict[str, Any] = {}
-    group: str | None = None
-    if isinstance(key, OffsetKey):
-        group = key.group
-        out["key"] = {"type": "offset", "group": key.group, "topic": key.topic, "partition": key.partition}
-    elif isinstance(key, GroupKey):
-        group = key.group
-        out["key"] = {"type": "group", "group": key.group}
-    else:
-        out["key"] = {"type": "unknown", "version": key.version}
+    group, out = _describe_key(key)
     if raw_value is None:
         out["value"] = None
         return group, out
     try:
-        if isinstance(key, OffsetKey):
-            v = decode_offset_value(raw_value)
-            out["value"] = {
-                "offset": v.offset,
-                "leader_epoch": v.leader_epoch,
-                "metadata": v.metadata,
-                "commit_timestamp": v.commit_timestamp,
-                "expire_timestamp": v.expire_timestamp,
-            }
-        elif isinstance(key, GroupKey):
-            g = decode_group_value(raw_value)
-            out["value"] = {
-                "protocol_type": g.protocol_type,
-                "generation": g.generation,
-                "protocol": g.protocol,
-                "leader": g.leader,
-                "current_state_timestamp": g.current_state_timestamp,
-                "members": [
-                    {
-                        "member_id": m.member_id,
-                        "group_instance_id": m.group_instance_id,
-                        "client_id": m.client_id,
-                        "client_host": m.client_host,
-                        "rebalance_timeout": m.rebalance_timeout,
-                        "session_timeout": m.session_timeout,
-                        "subscribed_topics": _topics(g.protocol_type, m.subscription),
-                        "subscription": _b64(m.subscription),
-                        "assignment": _b64(m.assignment),
-                    }
-                    for m in g.members
-                ],
-            }
-        else:
-            out["value"] = {"hex": raw_value.hex()}
+        out["value"] = _describe_value(key, raw_value, topic_names or {})
     except RecordFormatError as exc:
         out["value"] = {"error": str(exc), "hex": raw_value.hex()}
     return group, out
+
+
+def _describe_key(key: Key) -> tuple[str | None, dict[str, Any]]:
+    if isinstance(key, OffsetKey):
+        return key.group, {
+            "key": {"type": "offset", "group": key.group, "topic": key.topic, "partition": key.partition}
+        }
+    if isinstance(key, GroupKey):
+        return key.group, {"key": {"type": "group", "group": key.group}}
+    if isinstance(key, ConsumerGroupKey):
+        return key.group, {"key": describe_key(key)}
+    return None, {"key": {"type": "unknown", "version": key.version}}
+
+
+def _describe_value(key: Key, raw_value: bytes, topic_names: TopicNames) -> dict[str, Any]:
+    if isinstance(key, OffsetKey):
+        v = decode_offset_value(raw_value)
+        return {
+            "offset": v.offset,
+            "leader_epoch": v.leader_epoch,
+            "metadata": v.metadata,
+            "commit_timestamp": v.commit_timestamp,
+            "expire_timestamp": v.expire_timestamp,
+        }
+    if isinstance(key, GroupKey):
+        return _group_value(decode_group_value(raw_value))
+    if isinstance(key, ConsumerGroupKey):
+        return describe_value(decode_consumer_value(key.record_type, raw_value), topic_names)
+    return {"hex": raw_value.hex()}
+
+
+def _group_value(g: GroupValue) -> dict[str, Any]:
+    return {
+        "protocol_type": g.protocol_type,
+        "generation": g.generation,
+        "protocol": g.protocol,
+        "leader": g.leader,
+        "current_state_timestamp": g.current_state_timestamp,
+        "members": [
+            {
+                "member_id": m.member_id,
+                "group_instance_id": m.group_instance_id,
+                "client_id": m.client_id,
+                "client_host": m.client_host,
+                "rebalance_timeout": m.rebalance_timeout,
+                "session_timeout": m.session_timeout,
+                "subscribed_topics": _topics(g.protocol_type, m.subscription),
+                "subscription": _b64(m.subscription),
+                "assignment": _b64(m.assignment),
+            }
+            for m in g.members
+        ],
+    }
 
 
 def _topics(protocol_type: str, subscription: bytes) -> list[str] | None:
@@ -140,6 +167,7 @@ def dump(data_dir: Path, out: IO[str], group: str | None = None) -> int:
     wanted = sorted(found)
     if group is not None:
         wanted = [p for p in wanted if p == partition_for(group, _partition_count(data_dir, found))]
+    names = _topic_names(data_dir)
     written = 0
     for partition in wanted:
         segments = sorted(
@@ -147,13 +175,15 @@ def dump(data_dir: Path, out: IO[str], group: str | None = None) -> int:
         )
         for segment in segments:
             for header, batch in _batches(segment):
-                for line in _lines(partition, header, batch, group):
+                for line in _lines(partition, header, batch, group, names):
                     out.write(json.dumps(line) + "\n")
                     written += 1
     return written
 
 
-def _lines(partition: int, header: Any, batch: bytes, group: str | None) -> Iterator[dict[str, Any]]:
+def _lines(
+    partition: int, header: Any, batch: bytes, group: str | None, names: TopicNames
+) -> Iterator[dict[str, Any]]:
     """One batch's lines: its records, with the producer id of a transaction's; a marker's result."""
     for record in batch_records(batch, header):
         if record.key is None:
@@ -167,7 +197,7 @@ def _lines(partition: int, header: Any, batch: bytes, group: str | None) -> Iter
             line.update(_marker(header.producer_id, record.key, record.value))
             yield line
             continue
-        record_group, described = describe(record.key, record.value)
+        record_group, described = describe(record.key, record.value, names)
         if group is not None and record_group != group:
             continue
         if header.is_transactional:

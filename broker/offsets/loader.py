@@ -19,6 +19,8 @@ from kafkito.broker.coordinator.records import (
 )
 from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
 from kafkito.broker.offsets.batches import batch_records, iter_batches, key_values
+from kafkito.broker.offsets.consumer_log import REPLAY_ORDER, decode_consumer_record
+from kafkito.broker.offsets.consumer_records import ConsumerGroupKey
 from kafkito.broker.offsets.records import (
     GroupKey,
     RecordFormatError,
@@ -179,14 +181,16 @@ def decode_records(
 ) -> Generator[None, None, DecodedPartition]:
     """Turn the partition's content into coordinator records (clock-based timestamps) to replay.
 
-    Group records come first, then offsets; offsets whose order against open transactions matters
-    and the open transactions' offsets come last, in log order, so replay orders them as Kafka does.
-    Tombstones that survive compaction are dropped: each key appears once, so they delete nothing.
+    Classic group records come first, then consumer-group records (in `REPLAY_ORDER`), then offsets;
+    offsets whose order against open transactions matters and the open transactions' offsets come
+    last, in log order, so replay orders them as Kafka does. Tombstones that survive compaction are
+    dropped: each key appears once, so they delete nothing.
     """
     if isinstance(content, dict):
         content = PartitionContent(latest=content)
     latest, written_at = content.latest, content.written_at
     state = DecodedPartition(keys=len(latest))
+    groups: list[CoordinatorRecord] = []
     offsets: list[CoordinatorRecord] = []
     for i, (raw_key, raw_value) in enumerate(latest.items(), 1):
         if i % budget == 0:
@@ -197,13 +201,22 @@ def decode_records(
         if isinstance(record, OffsetCommitRecord):
             offsets.append(record)
         elif record is not None:
-            state.records.append(record)
+            groups.append(record)
     ordered = _ordered(content, time, state)
-    state.records.extend(r for r in ordered if isinstance(r, GroupMetadataRecord))
+    groups.extend(r for r in ordered if not isinstance(r, (OffsetCommitRecord, TxnOffsetCommitRecord)))
+    state.records = _group_order(groups)
     state.records.extend(offsets)
-    state.records.extend(r for r in ordered if not isinstance(r, GroupMetadataRecord))
+    state.records.extend(r for r in ordered if isinstance(r, (OffsetCommitRecord, TxnOffsetCommitRecord)))
     state.group_ids = dict.fromkeys(r.group_id for r in state.records if not isinstance(r, TransactionMarker))
     return state
+
+
+def _group_order(records: list[CoordinatorRecord]) -> list[CoordinatorRecord]:
+    """Classic group records first, then consumer-group records in `REPLAY_ORDER` (stable)."""
+    classic = [r for r in records if isinstance(r, GroupMetadataRecord)]
+    consumer = [r for r in records if not isinstance(r, GroupMetadataRecord)]
+    consumer.sort(key=lambda r: REPLAY_ORDER.get(type(r), len(REPLAY_ORDER)))
+    return classic + consumer
 
 
 def _ordered(content: PartitionContent, time: TimeBase, state: DecodedPartition) -> list[CoordinatorRecord]:
@@ -257,6 +270,8 @@ def _decode(raw_key: bytes, raw_value: bytes, time: TimeBase) -> CoordinatorReco
         )
         return OffsetCommitRecord(group_id, TopicPartition(topic, partition), offset)
     key = decode_key(raw_key)
+    if isinstance(key, ConsumerGroupKey):
+        return decode_consumer_record(key, raw_value, time)
     if not isinstance(key, GroupKey):
         return None
     value = decode_group_value(raw_value)

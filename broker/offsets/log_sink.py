@@ -11,6 +11,7 @@ from kafkito.broker.coordinator.records import (
     AppendCallback,
     CoordinatorRecord,
     GroupMetadataRecord,
+    GroupTombstone,
     OffsetCommitRecord,
     OffsetTombstone,
     TransactionMarker,
@@ -19,6 +20,7 @@ from kafkito.broker.coordinator.records import (
 from kafkito.broker.coordinator.results import OffsetAndMetadata
 from kafkito.broker.log.errors import LogError
 from kafkito.broker.offsets.batches import build_batch
+from kafkito.broker.offsets.consumer_log import encode_consumer_record
 from kafkito.broker.offsets.partitioner import partition_for
 from kafkito.broker.offsets.records import (
     GroupValue,
@@ -118,7 +120,9 @@ def encode_record(record: CoordinatorRecord, time: TimeBase) -> tuple[bytes, byt
         return encode_group_key(record.group_id), encode_group_value(group_value(record, time))
     if isinstance(record, TransactionMarker):
         raise RecordFormatError("a transaction marker is a control batch, written by append_marker")
-    return encode_group_key(record.group_id), None
+    if isinstance(record, GroupTombstone):
+        return encode_group_key(record.group_id), None
+    return encode_consumer_record(record, time)
 
 
 class LogRecordSink:

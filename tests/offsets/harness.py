@@ -9,6 +9,7 @@ from kafkito.broker.coordinator import CoordinatorConfig, GroupCoordinator
 from kafkito.broker.log.manager import LogManager
 from kafkito.broker.offsets import OFFSETS_TOPIC, OffsetsConfig, OffsetsManager
 from kafkito.broker.offsets.batches import batch_records, iter_batches
+from kafkito.broker.offsets.consumer_records import ConsumerGroupKey, decode_consumer_value
 from kafkito.broker.offsets.records import decode_group_value, decode_key, decode_offset_value
 from tests.coordinator.harness import Harness
 
@@ -85,13 +86,17 @@ class OffsetsHarness:
         position = plog.log_start_offset
         while position < plog.log_end_offset:
             chunk = plog.read(position, 1 << 20)
+            if not chunk:
+                break  # the rest was compacted away
             for header, batch in iter_batches(chunk):
                 position = header.next_offset
                 for r in batch_records(batch, header):
                     assert r.key is not None
                     key = decode_key(r.key)
                     value: Any = r.value
-                    if value is not None:
+                    if value is not None and isinstance(key, ConsumerGroupKey):
+                        value = decode_consumer_value(key.record_type, value)
+                    elif value is not None:
                         kind = type(key).__name__
                         value = (
                             decode_offset_value(value) if kind == "OffsetKey" else decode_group_value(value)
