@@ -28,6 +28,8 @@ class OffsetFetchTopic(Protocol):
 class OffsetFetchGroup(Protocol):
     group_id: str | None
     topics: Sequence[OffsetFetchTopic] | None
+    member_id: str | None  # v9+
+    member_epoch: int  # v9+
 
 
 class OffsetFetchRequestBody(Protocol):
@@ -74,9 +76,13 @@ def _topic_entries(topics: dict[str, list[tuple[int, PartitionOffset]]]) -> list
 
 
 def _fetch(
-    ctx: RequestContext, group_id: str | None, wanted: list[TopicPartition] | None, require_stable: bool
+    ctx: RequestContext,
+    group_id: str | None,
+    wanted: list[TopicPartition] | None,
+    require_stable: bool,
+    member: tuple[str | None, int] = (None, -1),
 ) -> tuple[ErrorCode, dict[str, list[tuple[int, PartitionOffset]]]]:
-    error, offsets = ctx.groups.fetch_offsets(group_id, wanted, require_stable)
+    error, offsets = ctx.groups.fetch_offsets(group_id, wanted, require_stable, *member)
     if error is not ErrorCode.NONE:
         if ctx.version < 2 and wanted is not None:
             # v1 has no top-level error: Kafka puts it on every partition asked for.
@@ -92,7 +98,8 @@ def handle(ctx: RequestContext, request: OffsetFetchRequestBody) -> Any:
     if version >= 8:
         groups = []
         for g in request.groups:
-            error, topics = _fetch(ctx, g.group_id, _wanted(g.topics), require_stable)
+            member = (g.member_id, g.member_epoch) if version >= 9 else (None, -1)
+            error, topics = _fetch(ctx, g.group_id, _wanted(g.topics), require_stable, member)
             groups.append(dict(group_id=g.group_id, topics=_topic_entries(topics), error_code=error))
         return ctx.response(throttle_time_ms=0, groups=groups)
     error, topics = _fetch(ctx, request.group_id, _wanted(request.topics), require_stable)

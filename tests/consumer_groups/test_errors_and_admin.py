@@ -130,6 +130,11 @@ def test_offset_commit_checks_the_member_epoch() -> None:
     assert commit("a", a.epoch) is ErrorCode.NONE
     error, offsets = h.coordinator.fetch_offsets("g", [tp])
     assert error is ErrorCode.NONE and offsets[tp].offset == 5
+    # OffsetFetch v9 names the member: it must be known and at its epoch (-1: an admin client).
+    assert h.coordinator.fetch_offsets("g", [tp], False, "a", a.epoch + 1)[0] is ErrorCode.STALE_MEMBER_EPOCH
+    assert h.coordinator.fetch_offsets("g", [tp], False, "ghost", 1)[0] is ErrorCode.UNKNOWN_MEMBER_ID
+    assert h.coordinator.fetch_offsets("g", [tp], False, "a", a.epoch)[1][tp].offset == 5
+    assert h.coordinator.fetch_offsets("g", [tp], False, "", -1)[1][tp].offset == 5
     # The committed offset survives a restart, on the consumer group.
     fresh = h.restart()
     group = fresh.get_consumer_group("g")

@@ -222,6 +222,15 @@ class ConsumerGroup:
             return ErrorCode.STALE_MEMBER_EPOCH if not transactional else ErrorCode.ILLEGAL_GENERATION
         return None
 
+    def validate_offset_fetch(self, member_id: str, member_epoch: int) -> ErrorCode | None:
+        """Kafka's ConsumerGroup.validateOffsetFetch for a member naming itself (epoch -1: admin)."""
+        member = self.members.get(member_id)
+        if member is None:
+            return ErrorCode.UNKNOWN_MEMBER_ID
+        if member_epoch != member.member_epoch:
+            return ErrorCode.STALE_MEMBER_EPOCH
+        return None
+
     def has_pending_offset_commit(self, tp: TopicPartition) -> bool:
         return tp in self.pending_offset_commits
 
