@@ -48,6 +48,7 @@ MARKS_BY_PATH: dict[str, str] = {
     "coordinator/test_clients_": "slow",  # real consumer groups: joins, rebalances, session timeouts
     "transactions_e2e/test_crash.py": "slow",  # SIGKILLs the broker in the middle of transactions
     "transactions_e2e/test_consume_transform_produce.py": "slow",  # real consumer groups
+    "consumer_groups_clients": "slow",  # KIP-848 confluent consumers: SIGKILL, session timeouts, restarts
 }
 SLOW_TESTS = {  # single tests, by node id relative to tests/
     "datapath/test_durability.py::test_sigkill_under_acks1_load_loses_no_acknowledged_record",
