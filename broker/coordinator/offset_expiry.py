@@ -6,10 +6,13 @@ from collections.abc import Callable
 
 from kafkito.broker.coordinator.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup
 from kafkito.broker.coordinator.classic.state import GroupState
+from kafkito.broker.coordinator.consumer.group import ConsumerGroup
 from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
 
 
-def expired_offsets(group: ClassicGroup, now_ms: int, retention_ms: int) -> list[TopicPartition]:
+def expired_offsets(
+    group: ClassicGroup | ConsumerGroup, now_ms: int, retention_ms: int
+) -> list[TopicPartition]:
     """The partitions of `group` whose offsets are past retention at `now_ms` (coordinator clock).
 
     - Empty group with a protocol type: every offset, aged from when the group became Empty
@@ -18,9 +21,13 @@ def expired_offsets(group: ClassicGroup, now_ms: int, retention_ms: int) -> list
       aged from their commit time.
     - No protocol type (simple consumers, admin commits): every offset, aged from its commit time.
     - Any other group: nothing.
+    - KIP-848 consumer group: offsets of topics it does not subscribe to (every one when it has no
+      members), aged from their commit time, as Kafka's ConsumerGroup.
     An offset with a write in flight never expires; an explicit expiry timestamp (OffsetCommit
     v2-v4 retention time) takes precedence over the age rule.
     """
+    if isinstance(group, ConsumerGroup):
+        return _expired(group, now_ms, retention_ms, _commit_time, group.is_subscribed_to_topic)
     base: Callable[[OffsetAndMetadata], int]
     subscribed: set[str] | frozenset[str] = frozenset()
     if group.protocol_type is None:
@@ -37,10 +44,20 @@ def expired_offsets(group: ClassicGroup, now_ms: int, retention_ms: int) -> list
         subscribed = group.subscribed_topics
     else:
         return []
+    return _expired(group, now_ms, retention_ms, base, subscribed.__contains__)
+
+
+def _expired(
+    group: ClassicGroup | ConsumerGroup,
+    now_ms: int,
+    retention_ms: int,
+    base: Callable[[OffsetAndMetadata], int],
+    subscribed: Callable[[str], bool],
+) -> list[TopicPartition]:
     pending = group.pending_offset_commits
     expired: list[TopicPartition] = []
     for tp, offset in group.offsets.items():
-        if tp.topic in subscribed or tp in pending:
+        if tp in pending or subscribed(tp.topic):
             continue
         expire_at = offset.expire_timestamp_ms
         if expire_at is not None:

@@ -16,6 +16,8 @@ from kafkito.broker.offsets.log_sink import OFFSETS_TOPIC, LogRecordSink, TimeBa
 from kafkito.purgatory import Clock
 
 if TYPE_CHECKING:
+    from kafkito.broker.coordinator.classic.group import ClassicGroup
+    from kafkito.broker.coordinator.consumer.group import ConsumerGroup
     from kafkito.broker.coordinator.coordinator import GroupCoordinator
     from kafkito.broker.log.manager import LogManager
 
@@ -172,7 +174,8 @@ class OffsetsManager:
             return 0
         now = self.clock.now_ms()
         removed = dead = 0
-        for group in coordinator.groups():
+        groups: list[ClassicGroup | ConsumerGroup] = [*coordinator.groups(), *coordinator.consumer_groups()]
+        for group in groups:
             if self.sink.is_loading(group.group_id):
                 continue
             expired = expired_offsets(group, now, self.config.retention_ms)

@@ -10,6 +10,7 @@ import pytest
 from kafkito.broker.coordinator import CoordinatorConfig, JoinGroupRequest, OffsetAndMetadata, TopicPartition
 from kafkito.broker.coordinator.consumer.records import ConsumerGroupMetadataTombstone
 from kafkito.broker.coordinator.consumer.requests import ConsumerHeartbeatRequest
+from kafkito.broker.coordinator.offset_expiry import expired_offsets
 from kafkito.broker.coordinator.requests import OffsetCommitRequest
 from kafkito.broker.coordinator.results import JoinGroupResult
 from kafkito.protocol.errors import ErrorCode
@@ -155,4 +156,25 @@ def test_list_describe_and_delete() -> None:
     assert h.coordinator.delete_groups(["g"]) == {"g": ErrorCode.NONE}
     assert h.coordinator.get_consumer_group("g") is None
     assert ConsumerGroupMetadataTombstone("g") in h.sink.records
+    assert h.restart().get_consumer_group("g") is None
+
+
+def test_offsets_of_an_empty_consumer_group_expire_and_the_group_goes() -> None:
+    h, a = _joined()
+    tp, other = TopicPartition("t", 0), TopicPartition("gone", 0)
+    out: list[dict[TopicPartition, ErrorCode]] = []
+    offsets = {tp: OffsetAndMetadata(1), other: OffsetAndMetadata(2)}
+    h.coordinator.commit_offsets(OffsetCommitRequest("g", "a", None, a.epoch, offsets), out.append)
+    assert set(out[0].values()) == {ErrorCode.NONE}
+    retention = 1000
+    h.clock.advance(retention)
+    group = h.group("g")
+    # While `a` subscribes to t, only the unsubscribed topic's offset expires.
+    assert expired_offsets(group, h.clock.now_ms(), retention) == [other]
+    assert h.coordinator.expire_offsets("g", [other]) is False
+    h.heartbeat(heartbeat_request("g", "a", -1))
+    assert expired_offsets(group, h.clock.now_ms(), retention) == [tp]
+    assert h.coordinator.expire_offsets("g", [tp]) is True
+    assert h.coordinator.get_consumer_group("g") is None
+    assert h.coordinator.get_group("g") is None
     assert h.restart().get_consumer_group("g") is None
