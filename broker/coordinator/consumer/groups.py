@@ -19,6 +19,7 @@ from kafkito.broker.coordinator.consumer.records import (
     CONSUMER_GROUP_RECORD_TYPES,
     ConsumerGroupMetadataTombstone,
     ConsumerGroupRecord,
+    ConsumerGroupRegexRecord,
     ConsumerGroupRegexTombstone,
     ConsumerGroupTargetAssignmentMetadataTombstone,
 )
@@ -75,6 +76,9 @@ class ConsumerGroups:
             if group is not None:
                 self._remove_group(group)
             return
+        if isinstance(record, ConsumerGroupRegexRecord):
+            # Regexes resolved before a restart are not stale by the counter alone.
+            self.topics_version = max(self.topics_version, record.version)
         if group is None:
             if type(record).__name__.endswith("Tombstone"):
                 return
@@ -184,12 +188,16 @@ class ConsumerGroups:
             self.timers.cancel_rebalance(group.group_id, member_id)
 
     def on_loaded(self, group_ids: Collection[str]) -> None:
-        """Groups replayed from the log: every member's session starts now."""
+        """Groups replayed from the log: every member's session starts now, and topics that changed
+        while the broker was down bump the group epoch (as a topics change would)."""
+        ctx = self.context()
         for group_id in group_ids:
             group = self.rt.consumer_groups.get(group_id)
-            if group is not None:
-                for member_id in group.members:
-                    self.arm_timers(group, member_id)
+            if group is None:
+                continue
+            for member_id in group.members:
+                self.arm_timers(group, member_id)
+            self._refresh(group, ctx)
 
     # -- topics ---------------------------------------------------------------------------------
 
@@ -199,12 +207,15 @@ class ConsumerGroups:
         self.topics_version += 1
         ctx = self.context()
         for group in list(self.rt.consumer_groups.values()):
-            if not group.members:
-                continue
-            records: list[ConsumerGroupRecord] = []
-            epoch_records(group, group.members, ctx, records, force=False)
-            if records:
-                self.write(group.group_id, records, lambda _error: None)
+            self._refresh(group, ctx)
+
+    def _refresh(self, group: ConsumerGroup, ctx: Context) -> None:
+        if not group.members:
+            return
+        records: list[ConsumerGroupRecord] = []
+        epoch_records(group, ctx, records, force=False)
+        if records:
+            self.write(group.group_id, records, lambda _error: None)
 
 
 def group_tombstones(group: ConsumerGroup) -> list[CoordinatorRecord]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
@@ -27,7 +28,7 @@ from kafkito.broker.coordinator.consumer.records import (
     to_assignment,
 )
 from kafkito.broker.coordinator.consumer.requests import ConsumerHeartbeatRequest
-from kafkito.broker.coordinator.consumer.subscription import group_topic_names, metadata_hash, resolve_regex
+from kafkito.broker.coordinator.consumer.subscription import metadata_hash, resolve_regex
 from kafkito.broker.coordinator.consumer.target import compute_target, preferred_assignor
 from kafkito.broker.coordinator.consumer.topics import TopicsView
 
@@ -95,23 +96,45 @@ def resolver(
     return lambda regex: resolved.get(regex, ())
 
 
+def subscriptions_after(
+    group: ConsumerGroup, leaving: ConsumerGroupMember | None, joining: ConsumerGroupMember | None
+) -> tuple[set[str], set[str]]:
+    """The topic names and the regexes the group subscribes to once `leaving` (a member as it is
+    now) is gone and `joining` (a member as it will be) is in: from the group's counts, not its
+    members (a heartbeat costs the same in a group of one or of a thousand)."""
+    names = Counter(group.subscribed_names)
+    regexes = Counter(group.regex_counts)
+    if leaving is not None:
+        names.subtract(leaving.subscribed_topic_names)
+        if leaving.subscribed_topic_regex:
+            regexes[leaving.subscribed_topic_regex] -= 1
+    if joining is not None:
+        names.update(joining.subscribed_topic_names)
+        if joining.subscribed_topic_regex:
+            regexes[joining.subscribed_topic_regex] += 1
+    return {n for n, c in names.items() if c > 0}, {r for r, c in regexes.items() if c > 0}
+
+
 def epoch_records(
     group: ConsumerGroup,
-    members: Mapping[str, ConsumerGroupMember],
     ctx: Context,
     records: list[ConsumerGroupRecord],
     force: bool,
+    leaving: ConsumerGroupMember | None = None,
+    joining: ConsumerGroupMember | None = None,
 ) -> tuple[int, Callable[[str], tuple[str, ...]]]:
     """Resolve regexes, hash the subscribed topics, and bump the group epoch when the subscriptions
     changed (`force`), a resolution changed, or the topics' metadata changed. The new group epoch."""
-    in_use = {m.subscribed_topic_regex for m in members.values() if m.subscribed_topic_regex}
+    names, in_use = subscriptions_after(group, leaving, joining)
     before = len(records)
     resolved = resolver(group, ctx, in_use, records)
     regex_changed = any(
         isinstance(r, ConsumerGroupRegexRecord) and r.topics != _known(group, r.regex)
         for r in records[before:]
     )
-    new_hash = metadata_hash(group_topic_names(members.values(), resolved), ctx.topics)
+    for regex in in_use:
+        names.update(resolved(regex))
+    new_hash = metadata_hash(names, ctx.topics)
     epoch = group.group_epoch
     if force or regex_changed or new_hash != group.metadata_hash:
         epoch += 1
@@ -126,14 +149,8 @@ def _known(group: ConsumerGroup, regex: str) -> tuple[str, ...] | None:
 
 def removal_records(group: ConsumerGroup, member_id: str, ctx: Context) -> list[ConsumerGroupRecord]:
     """A member leaves or is fenced: its tombstones (Kafka's order), then the group epoch bump."""
-    gid = group.group_id
-    records: list[ConsumerGroupRecord] = [
-        ConsumerGroupCurrentAssignmentTombstone(gid, member_id),
-        ConsumerGroupTargetAssignmentMemberTombstone(gid, member_id),
-        ConsumerGroupMemberTombstone(gid, member_id),
-    ]
-    members = {mid: m for mid, m in group.members.items() if mid != member_id}
-    epoch_records(group, members, ctx, records, force=True)
+    records = member_tombstones(group.group_id, member_id)
+    epoch_records(group, ctx, records, force=True, leaving=group.members.get(member_id))
     return records
 
 
@@ -148,40 +165,67 @@ def heartbeat_plan(
     `replaced`), and its next current assignment. Raises `FencedMember`."""
     gid = group.group_id
     records: list[ConsumerGroupRecord] = []
-    targets = dict(group.target)
     if replaced is not None:
-        records += removal_records(group, replaced.member_id, ctx)[:3]
-        targets[member.member_id] = targets.pop(replaced.member_id, {})
+        records += member_tombstones(gid, replaced.member_id)
     updated = updated_member(member, request)
     is_new = member.member_id not in group.members
     if is_new or updated.metadata_record(gid) != member.metadata_record(gid):
         records.append(updated.metadata_record(gid))
-    members = {mid: m for mid, m in group.members.items() if replaced is None or mid != replaced.member_id}
-    members[updated.member_id] = updated
     subscription_changed = (is_new and replaced is None) or (
         updated.subscribed_topic_names != member.subscribed_topic_names
         or updated.subscribed_topic_regex != member.subscribed_topic_regex
     )
-    epoch, resolved = epoch_records(group, members, ctx, records, force=subscription_changed)
+    epoch = group.group_epoch
+    if subscription_changed:
+        leaving = replaced if replaced is not None else (None if is_new else member)
+        epoch, _ = epoch_records(group, ctx, records, True, leaving, updated)
     target_epoch = group.assignment_epoch
+    target = group.target.get(member.member_id if replaced is None else replaced.member_id, {})
     if epoch > group.assignment_epoch:
-        assignor = preferred_assignor(members, ctx.assignors, ctx.default_assignor)
-        new_targets, target_records = compute_target(
-            group, targets, members, resolved, ctx.topics, assignor, epoch
-        )
+        target_records, target = _new_target(group, updated, replaced, records, ctx, epoch)
         records += target_records
-        targets, target_epoch = new_targets, epoch
+        target_epoch = epoch
     elif replaced is not None:
-        records.append(
-            ConsumerGroupTargetAssignmentMemberRecord(
-                gid, member.member_id, to_assignment(targets.get(member.member_id, {}))
-            )
-        )
-    target = targets.get(updated.member_id, {})
+        inherited = to_assignment(target)
+        records.append(ConsumerGroupTargetAssignmentMemberRecord(gid, member.member_id, inherited))
     reconciled = _reconcile(group, updated, replaced, target_epoch, target, request)
     if is_new or reconciled != current_of(updated):
         records.append(_current_record(gid, updated, reconciled))
     return Plan(records, updated, reconciled)
+
+
+def member_tombstones(gid: str, member_id: str) -> list[ConsumerGroupRecord]:
+    """A member's tombstones in Kafka's order: current assignment, target assignment, metadata."""
+    return [
+        ConsumerGroupCurrentAssignmentTombstone(gid, member_id),
+        ConsumerGroupTargetAssignmentMemberTombstone(gid, member_id),
+        ConsumerGroupMemberTombstone(gid, member_id),
+    ]
+
+
+def _new_target(
+    group: ConsumerGroup,
+    updated: ConsumerGroupMember,
+    replaced: ConsumerGroupMember | None,
+    written: list[ConsumerGroupRecord],
+    ctx: Context,
+    epoch: int,
+) -> tuple[list[ConsumerGroupRecord], PartitionMap]:
+    """The target assignment at `epoch` over the members as they will be, and the member's target."""
+    members = dict(group.members)
+    targets = dict(group.target)
+    if replaced is not None:
+        del members[replaced.member_id]
+        targets[updated.member_id] = targets.pop(replaced.member_id, {})
+    members[updated.member_id] = updated
+    # Regexes as this heartbeat resolved them (its regex records), else as the group knows them.
+    resolved = {r: v.topics for r, v in group.regexes.items()}
+    resolved.update({r.regex: r.topics for r in written if isinstance(r, ConsumerGroupRegexRecord)})
+    assignor = preferred_assignor(members, ctx.assignors, ctx.default_assignor)
+    new_targets, records = compute_target(
+        group, targets, members, lambda regex: resolved.get(regex, ()), ctx.topics, assignor, epoch
+    )
+    return records, new_targets.get(updated.member_id, {})
 
 
 def _reconcile(

@@ -80,16 +80,6 @@ def member_topic_ids(
     return frozenset(ids)
 
 
-def group_topic_names(
-    members: Iterable[ConsumerGroupMember], resolved: Callable[[str], tuple[str, ...]]
-) -> set[str]:
-    """Every name subscribed by `members` (the group's members as they will be)."""
-    names: set[str] = set()
-    for member in members:
-        names |= member_topic_names(member, resolved)
-    return names
-
-
 def metadata_hash(names: Iterable[str], topics: TopicsView) -> int:
     """A 64-bit signed hash of the subscribed topics' ids, names and partition counts: a change
     (a topic created, deleted or grown) bumps the group epoch."""

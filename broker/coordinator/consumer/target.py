@@ -47,9 +47,14 @@ def compute_target(
     `current` is each member's target so far (a static member taking over inherits its target)."""
     specs: dict[str, MemberSpec] = {}
     wanted: set[uuid.UUID] = set()
+    # Members mostly share their subscription: resolve each distinct one once.
+    by_subscription: dict[tuple[tuple[str, ...], str | None], frozenset[uuid.UUID]] = {}
     for member_id, member in members.items():
-        ids = member_topic_ids(member, resolved, topics)
-        wanted |= ids
+        key = (member.subscribed_topic_names, member.subscribed_topic_regex)
+        ids = by_subscription.get(key)
+        if ids is None:
+            ids = by_subscription[key] = member_topic_ids(member, resolved, topics)
+            wanted |= ids
         specs[member_id] = MemberSpec(ids, member.rack_id, member.instance_id, current.get(member_id, {}))
     topic_specs: dict[uuid.UUID, TopicSpec] = {}
     for topic_id in wanted:
@@ -59,10 +64,11 @@ def compute_target(
     computed = assignor.assign(specs, topic_specs)
     target: dict[str, PartitionMap] = {}
     records: list[ConsumerGroupRecord] = []
+    known = group.target
     for member_id in members:
-        new = {t: frozenset(p) for t, p in computed.get(member_id, {}).items() if p}
+        new = computed.get(member_id, {})
         target[member_id] = new
-        if new != group.target.get(member_id) or member_id not in group.target:
+        if new != known.get(member_id) or member_id not in known:
             records.append(
                 ConsumerGroupTargetAssignmentMemberRecord(group.group_id, member_id, to_assignment(new))
             )
