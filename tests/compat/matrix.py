@@ -22,6 +22,7 @@ SCENARIOS: list[tuple[str, str]] = [
     ("broker-restart", "broker restart mid-group: the group carries on, offsets kept"),
     ("cross-client-group", "cross-client group (range), default initial rebalance delay"),
     ("transactions", "transactions: commit, abort, offsets sent to a transaction"),
+    ("consumer-protocol", "KIP-848 consumer protocol: group of 3 on 6 partitions, one leaves, one joins"),
 ]
 CHECKS = """\
 What each scenario checks (every client runs each scenario at the same time as the others, on its
@@ -61,6 +62,11 @@ except where said; what the broker stored and committed is read back with raw pr
   read_uncommitted all three, one control batch per partition per transaction, nothing left open
   (last stable offset = high watermark), and the group's committed offsets are the first
   transaction's.
+- **KIP-848 consumer protocol**: the group scenario with the next-generation group protocol
+  (ConsumerGroupHeartbeat; the broker's `uniform` assignor assigns, the client only reconciles):
+  three members on 6 partitions, one leaves, one joins, each record consumed exactly once, the
+  committed offsets at the log end, and the admin client lists and describes the group as type
+  `consumer`.
 """
 SCENARIO_IDS = [s for s, _ in SCENARIOS]
 

@@ -124,6 +124,10 @@ def _run(fn: Callable[[], Awaitable[T]]) -> T:
 
 class AIOKafkaDriver(Driver):
     name = "aiokafka"
+    not_applicable = {
+        "consumer-protocol": "not supported by the client: aiokafka 0.14 has only the classic group "
+        "protocol (JoinGroup/SyncGroup, client-side assignors)",
+    }
 
     @property
     def version(self) -> str:

@@ -292,6 +292,14 @@ class Driver(ABC):
     def describe_group(self, bootstrap: str, group: str) -> GroupView:
         raise NotImplementedError
 
+    def new_protocol_member(self, bootstrap: str, group: str, topic: str, name: str) -> Consumer:
+        """`member`, but with the KIP-848 consumer group protocol (assignment computed by the broker)."""
+        raise NotImplementedError
+
+    def group_type(self, bootstrap: str, group: str) -> str:
+        """The group's type as the client's admin API lists and describes it ("consumer", "classic")."""
+        raise NotImplementedError
+
     def transact(self, bootstrap: str, topic: str, transactional_id: str, steps: Sequence[TxnStep]) -> None:
         """With one transactional producer, run a transaction per step: send its records, send its
         offsets to the transaction, commit or abort; return once the last one has ended."""

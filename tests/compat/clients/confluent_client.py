@@ -61,31 +61,52 @@ class _Reader(ThreadConsumer):
             consumer.close()
 
 
+def _classic(assignor: str) -> dict[str, Any]:
+    return {
+        "partition.assignment.strategy": assignor,
+        "session.timeout.ms": SESSION_TIMEOUT_MS,
+        "heartbeat.interval.ms": HEARTBEAT_INTERVAL_MS,
+    }
+
+
+# KIP-848: the broker assigns and sets the session and heartbeat interval; librdkafka refuses the
+# classic protocol's assignment strategy, session timeout and heartbeat interval with it.
+NEW_PROTOCOL = {"group.protocol": "consumer"}
+
+
 class _Member(ThreadConsumer):
-    def __init__(self, bootstrap: str, group: str, topic: str, name: str, assignor: str) -> None:
+    def __init__(self, bootstrap: str, group: str, topic: str, name: str, protocol: dict[str, Any]) -> None:
         super().__init__(name)
-        self.args = (bootstrap, group, topic, assignor)
+        self.args = (bootstrap, group, topic, protocol)
 
     def run(self) -> None:
         from confluent_kafka import Consumer
 
-        bootstrap, group, topic, assignor = self.args
+        bootstrap, group, topic, protocol = self.args
         feed = self.feed
         consumer = Consumer(
             _conf(bootstrap, **{
-                "group.id": group, "client.id": self.name, "partition.assignment.strategy": assignor,
-                "session.timeout.ms": SESSION_TIMEOUT_MS, "heartbeat.interval.ms": HEARTBEAT_INTERVAL_MS,
+                "group.id": group, "client.id": self.name, **protocol,
                 "enable.auto.commit": False, "auto.offset.reset": "earliest",
             })
         )  # fmt: skip
 
         # With rebalance callbacks, librdkafka serves the rebalance inside consume(), on this thread:
         # a partition is never taken away between processing a record and committing it.
+        # The new protocol's callbacks are incremental (only what is added or taken away): the feed is
+        # given the member's whole assignment after each.
+        incremental = "group.protocol" in protocol
+        owned: set[int] = set()
+
         def on_assign(c: Any, tps: Any) -> None:
-            feed.group_assigned(tp.partition for tp in tps)
+            owned.update(tp.partition for tp in tps)
+            feed.group_assigned(owned if incremental else (tp.partition for tp in tps))
 
         def on_revoke(c: Any, tps: Any) -> None:
+            owned.difference_update(tp.partition for tp in tps)
             feed.group_revoked(tp.partition for tp in tps)
+            if incremental:
+                feed.assigned(sorted(owned))
 
         try:
             consumer.subscribe([topic], on_assign=on_assign, on_revoke=on_revoke)
@@ -150,7 +171,24 @@ class ConfluentDriver(Driver):
         return _Reader(bootstrap, topic, partitions, start)
 
     def member(self, bootstrap: str, group: str, topic: str, name: str, assignor: str = "range") -> Consumer:
-        return _Member(bootstrap, group, topic, name, assignor)
+        return _Member(bootstrap, group, topic, name, _classic(assignor))
+
+    def new_protocol_member(self, bootstrap: str, group: str, topic: str, name: str) -> Consumer:
+        return _Member(bootstrap, group, topic, name, NEW_PROTOCOL)
+
+    def group_type(self, bootstrap: str, group: str) -> str:
+        from confluent_kafka import ConsumerGroupType
+
+        admin = self._admin(bootstrap)
+        described = admin.describe_consumer_groups([group])[group].result(TIMEOUT_S)
+        by_type = {
+            t: {g.group_id for g in admin.list_consumer_groups(types={t}).result(TIMEOUT_S).valid}
+            for t in (ConsumerGroupType.CONSUMER, ConsumerGroupType.CLASSIC)
+        }
+        described_as = str(described.type.name.lower())
+        listed_as = [t.name.lower() for t, ids in by_type.items() if group in ids]
+        assert listed_as == [described_as], f"listed as {listed_as}, described as {described_as}"
+        return described_as
 
     def commit_and_fetch(
         self, bootstrap: str, group: str, topic: str, offsets: dict[int, int]

@@ -106,6 +106,10 @@ class _Member(ThreadConsumer):
 
 class KafkaPythonDriver(Driver):
     name = "kafka-python"
+    not_applicable = {
+        "consumer-protocol": "not supported by the client: kafka-python 3.0 has only the classic group "
+        "protocol (JoinGroup/SyncGroup, client-side assignors)",
+    }
     notes = {
         scenario: "members fetch the topic's metadata before subscribing: kafka-python 3.0.12 otherwise "
         "can lose a join that completes after poll() timed out (a client bug; see the driver)"

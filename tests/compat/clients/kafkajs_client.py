@@ -78,6 +78,8 @@ class KafkaJSDriver(Driver):
     codecs = ("none", "gzip", "snappy")
     style = RecordStyle(interleaved_headers=False)
     not_applicable = {
+        "consumer-protocol": "not supported by the client: KafkaJS has only the classic group protocol "
+        "(JoinGroup/SyncGroup, client-side assignors)",
         "produce-lz4": "KafkaJS ships gzip only; snappy comes from kafkajs-snappy, but the LZ4 codecs are "
         "third-party native add-ons",
         "produce-zstd": "KafkaJS ships gzip only; the ZSTD codec (@kafkajs/zstd) is a native add-on",

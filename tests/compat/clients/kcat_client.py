@@ -85,6 +85,8 @@ class KcatDriver(Driver):
     name = "kcat"
     style = RecordStyle(binary=False, per_record_headers=False, explicit_timestamps=False, null_values=False)
     not_applicable = {
+        "consumer-protocol": "not supported by the client: kcat 1.7.1 is built on librdkafka 2.0.2, older "
+        "than librdkafka's KIP-848 consumer (group.protocol=consumer)",
         "topic-admin": "kcat has no admin commands (it can only list metadata)",
         "commit-fetch": "kcat cannot commit chosen offsets or read committed ones: its -G consumer commits "
         "automatically, which the group and broker-restart scenarios check",
