@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from kafkito.broker.coordinator.consumer.records import ConsumerGroupPartitionMetadataRecord
 from kafkito.broker.coordinator.records import (
     CoordinatorRecord,
     GroupMetadataRecord,
@@ -212,9 +213,14 @@ def decode_records(
 
 
 def _group_order(records: list[CoordinatorRecord]) -> list[CoordinatorRecord]:
-    """Classic group records first, then consumer-group records in `REPLAY_ORDER` (stable)."""
-    classic = [r for r in records if isinstance(r, GroupMetadataRecord)]
-    consumer = [r for r in records if not isinstance(r, GroupMetadataRecord)]
+    """Classic group records first, then consumer-group records in `REPLAY_ORDER` (stable).
+
+    Kafka 4.0's subscribed topic metadata (type 4) is decoded but not replayed: the group's metadata
+    hash supersedes it, and a lingering one must not bring back a group deleted since."""
+    classic: list[CoordinatorRecord] = [r for r in records if isinstance(r, GroupMetadataRecord)]
+    consumer: list[CoordinatorRecord] = [
+        r for r in records if not isinstance(r, (GroupMetadataRecord, ConsumerGroupPartitionMetadataRecord))
+    ]
     consumer.sort(key=lambda r: REPLAY_ORDER.get(type(r), len(REPLAY_ORDER)))
     return classic + consumer
 
