@@ -4,6 +4,7 @@ is touched (INVALID_REQUEST with Kafka's messages), at every version, and a join
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -167,3 +168,23 @@ def test_null_group_id_closes_the_connection(broker: ThreadBroker) -> None:
     with WireClient(broker.bootstrap) as client:
         client.send(HEARTBEAT, 1, **heartbeat(1, group_id=None))
         assert client.recv_frame() is None
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_full_group_refuses_one_more_member(
+    broker_factory: Callable[..., ThreadBroker], version: int
+) -> None:
+    broker = broker_factory(group_consumer_max_size=1)
+    create_topic(broker.bootstrap, "wire-topic", 1)
+    assert send(broker, version, **heartbeat(version)).error_code == ErrorCode.NONE
+    response = send(broker, version, **heartbeat(version))
+    assert response.error_code == ErrorCode.GROUP_MAX_SIZE_REACHED, response.error_message
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_static_member_cannot_take_an_instance_id_in_use(broker: ThreadBroker, version: int) -> None:
+    create_topic(broker.bootstrap, "wire-topic", 1)
+    first = send(broker, version, **heartbeat(version, instance_id="instance-1"))
+    assert first.error_code == ErrorCode.NONE
+    second = send(broker, version, **heartbeat(version, instance_id="instance-1"))
+    assert second.error_code == ErrorCode.UNRELEASED_INSTANCE_ID, second.error_message
