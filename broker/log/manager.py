@@ -189,6 +189,7 @@ class LogManager:
             time_ms=self._time_ms,
             on_append=lambda: self._fire_append(topic, partition),
             dir_health=self.dir_health,
+            new=new,
         )
 
     def _open_new_partitions(self, info: TopicInfo, partitions: range) -> dict[tuple[str, int], PartitionLog]:

@@ -52,6 +52,7 @@ class PartitionLog(SegmentedLog):
         leader_epoch: int = 0,
         on_append: Callable[[], None] | None = None,
         dir_health: LogDirHealth | None = None,
+        new: bool = False,
     ) -> None:
         self._on_append = on_append
         self.producers = ProducerStateManager()
@@ -64,6 +65,7 @@ class PartitionLog(SegmentedLog):
             time_ms=time_ms,
             leader_epoch=leader_epoch,
             dir_health=dir_health,
+            new=new,
         )
 
     @property

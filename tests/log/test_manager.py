@@ -17,6 +17,7 @@ from kafkito.broker.log.errors import (
 )
 from kafkito.broker.log.manager import LogManager
 from kafkito.broker.log.metadata_log import MetadataLog, remove_records
+from kafkito.broker.log.partition_log import PartitionLog
 
 from .helpers import Rec, batch, read_all, records
 
@@ -199,3 +200,31 @@ def test_compaction_pass_runs_over_compacted_topics_only(tmp_path: Path) -> None
             mgr.get_log(name, 0).append(batch([Rec(b"same", b"v%d" % i, 1_700_000_000_000)]))
     assert mgr.compact() == 1
     assert len(read_all(mgr.get_log("c", 0))) < 10 == len(read_all(mgr.get_log("d", 0)))
+
+
+def test_a_created_partition_is_the_log_opening_its_empty_directory_gives(tmp_path: Path) -> None:
+    """Creating a partition skips `_open`'s reads and recovery: what it makes is what `_open` makes."""
+    mgr = LogManager(tmp_path / "created")
+    mgr.create_topic("t", 1)
+    created = mgr.get_log("t", 0)
+    opened = PartitionLog(tmp_path / "opened" / "t-0", created.config)
+
+    def state(plog: PartitionLog) -> tuple[object, ...]:
+        files = sorted(p.name for p in plog.directory.iterdir() if p.name != "partition.metadata")
+        return (
+            files,
+            plog.log_start_offset,
+            plog.log_end_offset,
+            plog.last_stable_offset,
+            plog.size_bytes,
+            plog.producer_snapshot(),
+            plog.aborted_transactions(0, 1),
+        )
+
+    assert state(created) == state(opened)
+    for plog in (created, opened):
+        plog.append(batch(records(3)))
+    assert state(created) == state(opened)
+    assert [r for _, r in read_all(created)] == [r for _, r in read_all(opened)] == records(3)
+    opened.close()
+    mgr.close()
