@@ -36,7 +36,12 @@ from kafkito.broker.coordinator.consumer.records import (
     ConsumerGroupTargetAssignmentMetadataTombstone,
     to_assignment,
 )
-from kafkito.broker.coordinator.records import CoordinatorRecord, GroupMetadataRecord, GroupTombstone
+from kafkito.broker.coordinator.records import (
+    CoordinatorRecord,
+    GroupMetadataRecord,
+    GroupTombstone,
+    TxnOffsetCommitRecord,
+)
 from kafkito.broker.log import cleaner
 from kafkito.broker.offsets import OFFSETS_TOPIC, TimeBase
 from kafkito.broker.offsets.batches import build_batch
@@ -431,3 +436,18 @@ def test_dump_shows_an_undecodable_consumer_value_as_hex(
     first = json.loads(capsys.readouterr().out.splitlines()[0])
     assert first["key"] == {"type": "consumer_group_target_assignment_metadata", "group": "g"}
     assert first["value"]["hex"] == "000001" and "need 4 bytes" in first["value"]["error"]
+
+
+def test_group_records_written_while_a_transaction_is_open_still_replay_before_offsets(
+    tmp_path: Path,
+) -> None:
+    o = OffsetsHarness(tmp_path, partitions=1)
+    tp = TopicPartition("orders", 0)
+    append(o, "cg", [TxnOffsetCommitRecord("cg", tp, OffsetAndMetadata(7), 42, 0)])  # left open
+    for write in a_group_history():
+        append(o, "cg", write)
+    o.h.commit("cg", {tp: 3})
+    got = loaded(o).records
+    assert got[: len(live())] == live()
+    # The offsets after them in log order (the open transaction's came first), as without groups.
+    assert [type(r).__name__ for r in got[len(live()) :]] == ["TxnOffsetCommitRecord", "OffsetCommitRecord"]
