@@ -32,6 +32,8 @@ from kafkito.broker.transactions.expiry import Expiry
 from kafkito.broker.transactions.markers import Markers
 from kafkito.broker.transactions.metadata import (
     NO_PRODUCER_EPOCH,
+    NO_PRODUCER_ID,
+    TRANSACTION_V2,
     TransactionMetadata,
     TxnLogRecord,
     new_metadata,
@@ -202,7 +204,9 @@ class TransactionCoordinator:
     def _fence_and_abort(self, meta: TransactionMetadata, then: Callable[[ErrorCode], None]) -> None:
         """Bump the epoch (fencing the producer that holds it) and abort its open transaction."""
         rt = self._rt
-        aborted = prepare_fence_and_abort(meta, rt.now_ms())
+        rotate = meta.client_transaction_version >= TRANSACTION_V2 and meta.is_epoch_exhausted
+        next_id = self._producer_ids.next_id() if rotate else NO_PRODUCER_ID
+        aborted = prepare_fence_and_abort(meta, rt.now_ms(), next_id)
 
         def written(error: ErrorCode) -> None:
             if error is ErrorCode.NONE:

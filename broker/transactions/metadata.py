@@ -176,15 +176,20 @@ def next_producer(meta: TransactionMetadata) -> tuple[int, int]:
     return meta.producer_id, meta.producer_epoch
 
 
-def prepare_fence_and_abort(meta: TransactionMetadata, now_ms: int) -> TransactionMetadata:
+def prepare_fence_and_abort(
+    meta: TransactionMetadata, now_ms: int, next_producer_id: int = NO_PRODUCER_ID
+) -> TransactionMetadata:
     """Fence the current producer instance (epoch + 1) and abort its transaction under the new epoch.
 
     Kafka passes through the pending state PrepareEpochFence; the record written is the PrepareAbort.
+    A V2 transaction fenced at its last usable epoch names the producer id to go on with
+    (`next_producer_id`), as its own end would (KAFKA-20090): otherwise a retried EndTxn could hand
+    its producer the maximum epoch, which no later fence could bump.
     """
     if meta.producer_epoch >= MAX_PRODUCER_EPOCH:
         raise ValueError("cannot fence a producer at the maximum epoch")
     fencing = _to(meta, TxnState.PREPARE_EPOCH_FENCE, producer_epoch=meta.producer_epoch + 1)
-    return _to(fencing, TxnState.PREPARE_ABORT, last_update_ms=now_ms)
+    return _to(fencing, TxnState.PREPARE_ABORT, last_update_ms=now_ms, next_producer_id=next_producer_id)
 
 
 def prepare_complete(meta: TransactionMetadata, now_ms: int) -> TransactionMetadata:

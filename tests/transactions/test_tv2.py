@@ -256,3 +256,20 @@ def test_restart_mid_transaction_keeps_the_v2_transaction_open() -> None:
     assert (meta.state, meta.producer_epoch, meta.client_transaction_version) == (TxnState.ONGOING, epoch, V2)
     assert end2(h, pid, epoch, commit=False) == EndTxnResult(ErrorCode.NONE, pid, epoch + 1)
     assert h.markers.marked(pid, epoch + 1) == {tp("t", 2)}
+
+
+def test_a_v2_transaction_fenced_at_its_last_epoch_moves_to_a_new_producer_id() -> None:
+    """KAFKA-20090: the timeout's fence bumps to the maximum epoch; the abort hands the producer a new
+    id, so a late EndTxn from it never gets (nor opens a transaction at) the maximum epoch."""
+    h, pid = seeded(MAX_PRODUCER_EPOCH - 1, TxnState.EMPTY)
+    epoch = MAX_PRODUCER_EPOCH - 1
+    assert add2(h, pid, epoch, tp("t")) is ErrorCode.NONE
+    h.clock.advance(70_000)  # timed out: fenced and aborted
+    assert h.markers.marked(pid, MAX_PRODUCER_EPOCH) == {tp("t")}
+    meta = h.state()
+    assert (meta.state, meta.producer_epoch, meta.previous_producer_id) == (TxnState.COMPLETE_ABORT, 0, pid)
+    new_pid = meta.producer_id
+    assert new_pid != pid
+    assert end2(h, pid, epoch, commit=False) == EndTxnResult(ErrorCode.NONE, new_pid, 0)
+    assert one_transaction(h, new_pid, 0) == (new_pid, 1)
+    assert h.init_ok() == (new_pid, 2)
