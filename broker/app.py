@@ -151,13 +151,19 @@ class Broker:
         config = replace(config, offsets_topic_num_partitions=self.offsets.num_partitions)
         segment_bytes = self.config.transaction_state_log_segment_bytes
         logs = self.logs
-        self.transactions_log = TransactionsManager(logs, config, segment_bytes, self.clock, wall_clock_ms)
+        self.transactions_log = TransactionsManager(logs, config, segment_bytes, self.clock, self.wall_ms)
         markers = BrokerMarkerWriter(logs.get_log, self.coordinator)
         self.transactions = TransactionCoordinator(
             config, self.clock, self.timer, markers, self.producer_ids, self.transactions_log.sink
         )
         self.transactions_log.load(self.transactions, asyncio.get_running_loop().call_soon)
         return self.transactions
+
+    def wall_ms(self) -> int:
+        """Epoch milliseconds as the coordinators stamp their records: the wall clock plus the broker
+        clock's `advance`s, so that stored times agree with the broker clock, also after a restart
+        that keeps the advance (`kafkito.testing`). Log retention and the cleaner keep real time."""
+        return wall_clock_ms() + self.clock.offset_ms
 
     def every(self, name: str, interval_ms: int, work: Callable[[], object]) -> None:
         """Run `work` every `interval_ms` on the loop until the broker stops (periodic housekeeping)."""
@@ -196,7 +202,7 @@ class Broker:
         self._logs.on_append.append(self.fetches.wake)
         self.timer.attach_loop(loop)
         offsets_config = OffsetsConfig.from_broker(self.config)
-        self.offsets = OffsetsManager(self._logs, offsets_config, self.clock, wall_clock_ms)
+        self.offsets = OffsetsManager(self._logs, offsets_config, self.clock, self.wall_ms)
         self.services = self._build_services(self._logs)
         self.context_type = RequestContext.bind(self.services)
         self.coordinator.sink = self.offsets.sink

@@ -119,6 +119,7 @@ class KafkitoHandle:
         self._broker: Broker | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._advanced_ms = 0  # the clock's advance, kept across restarts
 
     # -- identity -------------------------------------------------------------------------------
 
@@ -288,7 +289,8 @@ class KafkitoHandle:
 
         `kill=False` stops gracefully (logs closed and flushed). `kill=True` leaves the data as a
         SIGKILL would: connections cut, nothing closed or flushed beyond what was already written,
-        so that the new broker recovers the logs as after a crash.
+        so that the new broker recovers the logs as after a crash. The broker clock keeps what
+        `advance` added; injected faults and black holes do not survive (they belong to the broker).
         """
         if kill:
             self._kill()
@@ -325,6 +327,7 @@ class KafkitoHandle:
         config = self._config()
         started: Future[tuple[Broker, asyncio.AbstractEventLoop]] = Future()
         broker = Broker(config)
+        broker.clock.skip_to(broker.clock.now_ms() + self._advanced_ms)  # the broker's time goes on
         thread = threading.Thread(target=_serve, args=(broker, started), name="kafkito-broker", daemon=True)
         thread.start()
         _, loop = started.result(_START_TIMEOUT_S)
@@ -335,6 +338,7 @@ class KafkitoHandle:
         broker, loop, thread = self._broker, self._loop, self._thread
         if broker is None or loop is None or thread is None:
             return
+        self._advanced_ms = broker.clock.offset_ms
         self._broker = self._loop = self._thread = None
         if not loop.is_closed():
             asyncio.run_coroutine_threadsafe(broker.stop(), loop).result(_START_TIMEOUT_S)
@@ -346,6 +350,7 @@ class KafkitoHandle:
         if broker is None or loop is None or thread is None:
             return
         self.call(broker.crash)
+        self._advanced_ms = broker.clock.offset_ms
         self._broker = self._loop = self._thread = None
         loop.call_soon_threadsafe(loop.stop)
         thread.join(_START_TIMEOUT_S)

@@ -159,3 +159,23 @@ def test_committed_offsets_of_an_empty_group_expire_when_the_clock_passes_the_re
     kafkito.advance(31 * 60_000)
     assert consumer.committed(tp) is None
     consumer.close()
+
+
+@pytest.mark.kafkito(offsets_retention_minutes=60, offsets_retention_check_interval_ms=60_000)
+@pytest.mark.parametrize("kill", [False, True], ids=["graceful", "kill"])
+def test_a_restart_keeps_the_time_the_clock_was_advanced_by(kafkito: KafkitoHandle, kill: bool) -> None:
+    tp = TopicPartition("archive", 0)
+    kafkito.create_topic("archive")
+    consumer = KafkaConsumer(bootstrap_servers=kafkito.bootstrap_servers, group_id="archivists")
+    consumer.commit({tp: OffsetAndMetadata(1, "", -1)})
+    consumer.close()
+    advanced = kafkito.advance(30 * 60_000)
+
+    kafkito.restart(kill=kill)
+
+    assert kafkito.now_ms() >= advanced
+    consumer = KafkaConsumer(bootstrap_servers=kafkito.bootstrap_servers, group_id="archivists")
+    assert consumer.committed(tp) == 1  # reloaded with its commit time, 30 min ago in broker time
+    kafkito.advance(31 * 60_000)
+    assert consumer.committed(tp) is None
+    consumer.close()
