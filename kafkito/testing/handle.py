@@ -160,9 +160,12 @@ class KafkitoHandle:
 
     def call(self, fn: Callable[..., T], *args: Any, timeout: float = 60.0, **kwargs: Any) -> T:
         """Run `fn(*args, **kwargs)` on the broker's loop and return its result (or raise its error)."""
-        loop = self.loop
         if threading.current_thread() is self._thread:
             return fn(*args, **kwargs)
+        return self._submit(fn, *args, **kwargs).result(timeout)
+
+    def _submit(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
+        loop = self.loop
         done: Future[T] = Future()
 
         def run() -> None:
@@ -174,7 +177,7 @@ class KafkitoHandle:
                 done.set_exception(exc)
 
         loop.call_soon_threadsafe(run)
-        return done.result(timeout)
+        return done
 
     @property
     def steering(self) -> Steering:
@@ -275,6 +278,21 @@ class KafkitoHandle:
             if time.monotonic() >= deadline:
                 raise TimeoutError(_not_reached(group_id, state, members, seen, timeout))
             time.sleep(0.02)  # polling the broker for the condition, not modelling elapsed time
+
+    async def wait_for_group_async(
+        self, group_id: str, state: str = "Stable", members: int | None = None, timeout: float = 30.0
+    ) -> dict[str, Any]:
+        """`wait_for_group` for asyncio tests (aiokafka): it waits without blocking the caller's loop."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            steering = self.steering
+            seen = await asyncio.wrap_future(self._submit(steering.describe_group, group_id))
+            if seen is not None and _group_is(seen, state, members):
+                return seen
+            if loop.time() >= deadline:
+                raise TimeoutError(_not_reached(group_id, state, members, seen, timeout))
+            await asyncio.sleep(0.02)  # polling the broker for the condition
 
     # -- lifecycle ------------------------------------------------------------------------------
 

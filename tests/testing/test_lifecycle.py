@@ -123,3 +123,21 @@ def test_start_takes_a_data_dir_it_leaves_in_place(tmp_path: Path) -> None:
     assert (tmp_path / "mine" / "meta.properties").exists()
     with pytest.raises(ValueError, match="one broker node"):
         start(nodes=3)
+
+
+async def test_an_asyncio_test_waits_for_its_aiokafka_group_without_blocking_it(
+    kafkito: KafkitoHandle,
+) -> None:
+    from aiokafka import AIOKafkaConsumer
+
+    kafkito.create_topic("async-events", partitions=2)
+    consumer = AIOKafkaConsumer("async-events", bootstrap_servers=kafkito.bootstrap_servers, group_id="aio")
+    await consumer.start()
+    try:
+        # The consumer joins on this very loop while the test waits for its group.
+        group = await kafkito.wait_for_group_async("aio", "Stable", members=1)
+        assert group["members"][0]["client_id"].startswith("aiokafka")
+        with pytest.raises(TimeoutError, match="last seen Stable with 1 members"):
+            await kafkito.wait_for_group_async("aio", members=2, timeout=0.3)
+    finally:
+        await consumer.stop()
