@@ -1,17 +1,19 @@
-"""The typed requests group handlers hand the coordinator (already decoded and version-defaulted)."""
+"""The typed requests group handlers hand the coordinator (already decoded and version-defaulted).
+
+NamedTuples, not frozen dataclasses: the broker imports them at every start (see results.py).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
 
 Protocols = Sequence[tuple[str, bytes]]
 
 
-@dataclass(slots=True, frozen=True)
-class JoinGroupRequest:
+class JoinGroupRequest(NamedTuple):
     """JoinGroup of version `api_version` (v0 uses the session timeout as rebalance timeout)."""
 
     group_id: str | None
@@ -27,8 +29,7 @@ class JoinGroupRequest:
     reason: str | None = None
 
 
-@dataclass(slots=True, frozen=True)
-class SyncGroupRequest:
+class SyncGroupRequest(NamedTuple):
     """SyncGroup; `protocol_type`/`protocol_name` are None before v5 (not checked)."""
 
     group_id: str | None
@@ -40,8 +41,7 @@ class SyncGroupRequest:
     assignments: Mapping[str, bytes]
 
 
-@dataclass(slots=True, frozen=True)
-class OffsetCommitRequest:
+class OffsetCommitRequest(NamedTuple):
     """OffsetCommit of one group: generation -1 and member "" for commits from outside the group."""
 
     group_id: str | None
@@ -51,8 +51,7 @@ class OffsetCommitRequest:
     offsets: Mapping[TopicPartition, OffsetAndMetadata]
 
 
-@dataclass(slots=True, frozen=True)
-class TxnOffsetCommitRequest:
+class TxnOffsetCommitRequest(NamedTuple):
     """TxnOffsetCommit of one group inside a producer's transaction. Before v3 the member is not
     named: member "" and generation -1, as Kafka defaults them."""
 

@@ -7,7 +7,6 @@ phase. A static member rejoining a Stable group is answered once its replacement
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
@@ -78,7 +77,7 @@ class Join:
         group_id = request.group_id
         assert group_id is not None
         if request.api_version == 0:
-            request = dataclasses.replace(request, rebalance_timeout_ms=request.session_timeout_ms)
+            request = request._replace(rebalance_timeout_ms=request.session_timeout_ms)
         is_unknown = member_id == UNKNOWN_MEMBER_ID
         if group_id in rt.consumer_groups and not self._leave_consumer_group(group_id, member_id, callback):
             return
@@ -124,11 +123,10 @@ class Join:
         return None
 
     def _leave_consumer_group(self, group_id: str, member_id: str, callback: JoinCallback) -> bool:
-        """A classic JoinGroup for the id of a KIP-848 consumer group: an empty one is replaced by a
-        classic group (its records get tombstones, its offsets stay); classic members inside a
-        consumer group are not supported (INCONSISTENT_GROUP_PROTOCOL). True when the join goes on."""
+        """A classic JoinGroup for the id of an empty KIP-848 consumer group: it is replaced by a
+        classic group (its records get tombstones, its offsets stay). True when the join goes on."""
         consumer = self.rt.consumer_groups[group_id]
-        if consumer.members:
+        if consumer.members:  # the coordinator routes these to the consumer group; never here
             self._send(callback, JoinGroupResult(member_id, ErrorCode.INCONSISTENT_GROUP_PROTOCOL))
             return False
         log.info("group.converted", group=group_id, to_type="classic", reason="classic member joined")
