@@ -8,6 +8,7 @@ until then. v1 (Kafka 4.0): SubscribedTopicRegex, and the member id is generated
 
 from __future__ import annotations
 
+import struct
 import uuid
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -17,9 +18,18 @@ from kafkito.broker.coordinator.consumer.requests import ConsumerHeartbeatReques
 from kafkito.broker.coordinator.consumer.results import ConsumerHeartbeatResult
 from kafkito.broker.handlers.parked import Parked
 from kafkito.protocol.errors import ErrorCode
+from kafkito.protocol.primitives import compact_string, uvarint
 
 API_KEY = 68
 VERSIONS = (0, 1)
+
+_HEAD = struct.Struct(">ih")  # throttle_time_ms, error_code
+_EPOCH_INTERVAL = struct.Struct(">ii")  # member_epoch, heartbeat_interval_ms
+_NO_TAGS = b"\x00"
+_PRESENT = b"\x01"  # a nullable struct that is there (-1 when null)
+_NULL_STRUCT_AND_TAGS = b"\xff\x00"
+# After an error's message: member id null, epoch 0, interval 0, no assignment, no tagged fields.
+_NO_ERROR_TAIL = b"\x00" + _EPOCH_INTERVAL.pack(0, 0) + _NULL_STRUCT_AND_TAGS
 
 
 class OwnedTopicPartitions(Protocol):
@@ -65,40 +75,33 @@ def to_coordinator_request(
     )
 
 
-def response_fields(result: ConsumerHeartbeatResult) -> dict[str, Any]:
-    """The response body's fields for one coordinator result. An error carries only its code and
-    message, as Kafka answers every failed heartbeat (member id null, epoch and interval 0)."""
+def encode_body(result: ConsumerHeartbeatResult) -> bytes:
+    """The response body (v0 and v1 are laid out alike), encoded here: the codec's generic encoder cost
+    more than the rest of a steady member's heartbeat. An error carries only its code and message, as
+    Kafka answers every failed heartbeat (member id null, epoch and interval 0, no assignment)."""
     if result.error != ErrorCode.NONE:
-        return dict(
-            throttle_time_ms=0,
-            error_code=result.error,
-            error_message=result.error_message,
-            member_id=None,
-            member_epoch=0,
-            heartbeat_interval_ms=0,
-            assignment=None,
-        )
-    assignment = None
-    if result.assignment is not None:
-        assignment = dict(
-            topic_partitions=[
-                dict(topic_id=topic_id, partitions=list(parts)) for topic_id, parts in result.assignment
-            ]
-        )
-    return dict(
-        throttle_time_ms=0,
-        error_code=result.error,
-        error_message=result.error_message,
-        member_id=result.member_id,
-        member_epoch=result.member_epoch,
-        heartbeat_interval_ms=result.heartbeat_interval_ms,
-        assignment=assignment,
-    )
+        return b"".join((_HEAD.pack(0, result.error), compact_string(result.error_message), _NO_ERROR_TAIL))
+    parts = [
+        _HEAD.pack(0, ErrorCode.NONE),
+        compact_string(result.error_message),
+        compact_string(result.member_id),
+        _EPOCH_INTERVAL.pack(result.member_epoch, result.heartbeat_interval_ms),
+    ]
+    assignment = result.assignment
+    if assignment is None:
+        parts.append(_NULL_STRUCT_AND_TAGS)
+    else:
+        parts += (_PRESENT, uvarint(len(assignment) + 1))
+        for topic_id, partitions in assignment:
+            count = len(partitions)
+            parts += (topic_id.bytes, uvarint(count + 1), struct.pack(f">{count}i", *partitions), _NO_TAGS)
+        parts.append(_NO_TAGS * 2)  # the assignment's tagged fields, then the body's
+    return b"".join(parts)
 
 
 def handle(ctx: RequestContext, request: ConsumerGroupHeartbeatRequestBody) -> Any:
     version = ctx.version
-    parked: Parked[ConsumerHeartbeatResult] = Parked(lambda result: ctx.response(**response_fields(result)))
+    parked: Parked[ConsumerHeartbeatResult] = Parked(encode_body)
     heartbeat = to_coordinator_request(request, version, ctx.client_id, "/" + ctx.peer_host)
     ctx.groups.consumer_group_heartbeat(heartbeat, parked.callback)
     return parked.response()
