@@ -27,6 +27,7 @@ from kafkito.broker.coordinator.classic.state import AFTER_JOIN, GroupState
 from kafkito.broker.coordinator.classic.sync import Sync
 from kafkito.broker.coordinator.config import CoordinatorConfig
 from kafkito.broker.coordinator.consumer.assignors import Assignor
+from kafkito.broker.coordinator.consumer.classic_members import ClassicMembers
 from kafkito.broker.coordinator.consumer.describe import describe, not_found
 from kafkito.broker.coordinator.consumer.group import ConsumerGroup
 from kafkito.broker.coordinator.consumer.groups import (
@@ -117,6 +118,8 @@ class GroupCoordinator:
             rt.topics = topics
         self._consumer = ConsumerGroups(rt, assignors)
         self._heartbeats = Heartbeats(rt, self._consumer)
+        self._classic_members = ClassicMembers(rt, self._consumer)
+        self._liveness.other_groups = self._classic_member_heartbeat
         # Heartbeat: the hottest call goes straight to liveness, itself an entry (no extra call).
         self.heartbeat: Callable[[str | None, str, str | None, int], ErrorCode] = self._liveness.heartbeat
 
@@ -176,16 +179,42 @@ class GroupCoordinator:
 
     @entry
     def join_group(self, request: JoinGroupRequest, callback: JoinCallback) -> None:
-        self._join.join_group(request, callback)
+        consumer = self._consumer_group_of(request.group_id)
+        if consumer is not None and consumer.members:
+            self._classic_members.join(consumer, request, callback)
+        else:
+            self._join.join_group(request, callback)
 
     @entry
     def sync_group(self, request: SyncGroupRequest, callback: SyncCallback) -> None:
-        self._sync.sync_group(request, callback)
+        consumer = self._consumer_group_of(request.group_id)
+        if consumer is not None:
+            self._classic_members.sync(consumer, request, callback)
+        else:
+            self._sync.sync_group(request, callback)
 
     @entry
     def leave_group(self, group_id: str | None, members: Sequence[LeavingMember]) -> LeaveGroupResult:
         """LeaveGroup (a batch since v3); member_id "" with an instance id removes that static member."""
+        consumer = self._consumer_group_of(group_id)
+        if consumer is not None:
+            return self._classic_members.leave(consumer, members)
         return self._leave.leave_group(group_id, members)
+
+    def _consumer_group_of(self, group_id: str | None) -> ConsumerGroup | None:
+        """The consumer group a classic request goes to (none while its partition loads: the
+        classic path answers that)."""
+        if not group_id or self._rt.sink.is_loading(group_id):
+            return None
+        return self._rt.consumer_groups.get(group_id)
+
+    def _classic_member_heartbeat(
+        self, group_id: str, member_id: str, instance_id: str | None, generation_id: int
+    ) -> ErrorCode | None:
+        consumer = self._rt.consumer_groups.get(group_id)
+        if consumer is None:
+            return None
+        return self._classic_members.heartbeat(consumer, member_id, instance_id, generation_id)
 
     # -- KIP-848 consumer groups ----------------------------------------------------------------
 

@@ -105,16 +105,6 @@ def test_a_classic_group_with_members_is_not_taken_over() -> None:
     assert result.error is ErrorCode.GROUP_ID_NOT_FOUND
 
 
-def test_a_classic_join_on_a_consumer_group_with_members_is_inconsistent() -> None:
-    h, _a = _joined()
-    replies: list[JoinGroupResult] = []
-    h.coordinator.join_group(
-        JoinGroupRequest("g", "", None, "c", "h", 30000, 10000, "consumer", (("range", b""),), api_version=3),
-        replies.append,
-    )
-    assert replies[0].error is ErrorCode.INCONSISTENT_GROUP_PROTOCOL
-
-
 def test_offset_commit_checks_the_member_epoch() -> None:
     h, a = _joined()
     tp = TopicPartition("t", 0)

@@ -6,6 +6,7 @@ every sign of life (heartbeat, join, sync, commit); when it passes, the member i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import structlog
@@ -27,7 +28,7 @@ log = structlog.get_logger("kafkito.coordinator")
 class Liveness:
     """Heartbeats and session deadlines of classic members."""
 
-    __slots__ = ("_groups", "_rebalance", "_timer", "outbox", "rt")
+    __slots__ = ("_groups", "_rebalance", "_timer", "other_groups", "outbox", "rt")
 
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
@@ -36,6 +37,8 @@ class Liveness:
         self._groups = rt.groups
         self._timer = rt.timer
         self._rebalance: Rebalance | None = None
+        # Heartbeats for an id that is no classic group (a classic member inside a consumer group).
+        self.other_groups: Callable[[str, str, str | None, int], ErrorCode | None] = _no_group
 
     def bind(self, rebalance: Rebalance) -> None:
         """The rebalance logic that removes expired members (it schedules deadlines here in turn)."""
@@ -63,7 +66,8 @@ class Liveness:
                 return ErrorCode.NONE if error is ErrorCode.COORDINATOR_LOAD_IN_PROGRESS else error
             group = self._groups.get(group_id)  # type: ignore[arg-type]
             if group is None:
-                return ErrorCode.UNKNOWN_MEMBER_ID
+                other = self.other_groups(group_id, member_id, group_instance_id, generation_id)  # type: ignore[arg-type]
+                return ErrorCode.UNKNOWN_MEMBER_ID if other is None else other
             state = group.state
             if state is GroupState.DEAD:
                 return ErrorCode.COORDINATOR_NOT_AVAILABLE
@@ -152,3 +156,7 @@ class Liveness:
             self.rebalance.remove_member_and_update_group(
                 group, member, f"member {member_id} removed on heartbeat expiration"
             )
+
+
+def _no_group(group_id: str, member_id: str, instance_id: str | None, generation_id: int) -> ErrorCode | None:
+    return None

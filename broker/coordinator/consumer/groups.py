@@ -14,6 +14,7 @@ import structlog
 
 from kafkito.broker.coordinator.consumer.assignors import Assignor, parse_assignors
 from kafkito.broker.coordinator.consumer.group import ConsumerGroup
+from kafkito.broker.coordinator.consumer.member import ConsumerGroupMember
 from kafkito.broker.coordinator.consumer.plan import Context, epoch_records, removal_records
 from kafkito.broker.coordinator.consumer.records import (
     CONSUMER_GROUP_RECORD_TYPES,
@@ -61,6 +62,12 @@ class ConsumerGroups:
 
     def session_timeout_ms(self, group_id: str) -> int:
         return self.rt.config.group_consumer_session_timeout_ms
+
+    def member_session_ms(self, group: ConsumerGroup, member: ConsumerGroupMember) -> int:
+        """A classic member keeps the session timeout of its JoinGroup; others the group's."""
+        if member.classic_member is not None:
+            return member.classic_member.session_timeout_ms
+        return self.session_timeout_ms(group.group_id)
 
     def heartbeat_interval_ms(self, group_id: str) -> int:
         return self.rt.config.group_consumer_heartbeat_interval_ms
@@ -180,7 +187,7 @@ class ConsumerGroups:
         if member is None:
             self.timers.cancel(group.group_id, member_id)
             return
-        self.timers.touch(group.group_id, member_id, self.session_timeout_ms(group.group_id))
+        self.timers.touch(group.group_id, member_id, self.member_session_ms(group, member))
         if member.state is MemberState.UNREVOKED_PARTITIONS:
             timeout = member.rebalance_timeout_ms
             self.timers.arm_rebalance(group.group_id, member_id, member.member_epoch, timeout)

@@ -17,6 +17,7 @@ from kafkito.broker.coordinator.consumer.group import ConsumerGroup
 from kafkito.broker.coordinator.consumer.member import ConsumerGroupMember, PartitionMap
 from kafkito.broker.coordinator.consumer.reconcile import Reconciled, current_of, reconcile
 from kafkito.broker.coordinator.consumer.records import (
+    ClassicMemberMetadata,
     ConsumerGroupCurrentAssignmentTombstone,
     ConsumerGroupMemberTombstone,
     ConsumerGroupMetadataRecord,
@@ -49,8 +50,13 @@ class Plan(NamedTuple):
     reconciled: Reconciled
 
 
-def updated_member(member: ConsumerGroupMember, request: ConsumerHeartbeatRequest) -> ConsumerGroupMember:
-    """The member with the request's metadata (None and -1 in the request: unchanged)."""
+def updated_member(
+    member: ConsumerGroupMember,
+    request: ConsumerHeartbeatRequest,
+    classic: ClassicMemberMetadata | None = None,
+) -> ConsumerGroupMember:
+    """The member with the request's metadata (None and -1 in the request: unchanged); `classic`
+    is a classic member's JoinGroup metadata (session timeout, protocols)."""
     regex = member.subscribed_topic_regex
     if request.subscribed_topic_regex is not None:
         regex = request.subscribed_topic_regex or None
@@ -70,6 +76,7 @@ def updated_member(member: ConsumerGroupMember, request: ConsumerHeartbeatReques
         subscribed_topic_regex=regex,
         rebalance_timeout_ms=member.rebalance_timeout_ms if timeout == -1 else timeout,
         server_assignor=member.server_assignor if assignor is None else assignor,
+        classic_member=classic if classic is not None else member.classic_member,
     )
 
 
@@ -160,14 +167,16 @@ def heartbeat_plan(
     replaced: ConsumerGroupMember | None,
     request: ConsumerHeartbeatRequest,
     ctx: Context,
+    classic: ClassicMemberMetadata | None = None,
 ) -> Plan:
     """The records of one heartbeat of `member` (new, existing, or taking over the static member
-    `replaced`), and its next current assignment. Raises `FencedMember`."""
+    `replaced`), and its next current assignment; a classic member's JoinGroup is one too, with
+    its `classic` metadata. Raises `FencedMember`."""
     gid = group.group_id
     records: list[ConsumerGroupRecord] = []
     if replaced is not None:
         records += member_tombstones(gid, replaced.member_id)
-    updated = updated_member(member, request)
+    updated = updated_member(member, request, classic)
     is_new = member.member_id not in group.members
     if is_new or updated.metadata_record(gid) != member.metadata_record(gid):
         records.append(updated.metadata_record(gid))
