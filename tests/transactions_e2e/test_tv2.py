@@ -4,7 +4,8 @@ partitions added by Produce v12 and TxnOffsetCommit v5 themselves, retried EndTx
 middle of a V2 transaction, and V1 clients (confluent-kafka, kafka-python) working as before.
 
 The V2 producer is `tv2_wire.Tv2Producer` (raw requests): no installed client speaks V2. Records are
-read back by confluent-kafka (read_committed and read_uncommitted)."""
+read back by confluent-kafka (read_committed and read_uncommitted), and by kafka-python and aiokafka
+(read_committed) after V2 commits and aborts."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from tests.support.wire import WireClient
 from tests.transactions_e2e.bounded import bounded
 from tests.transactions_e2e.logview import UNSTABLE_OFFSET_COMMIT, offset_fetch, wait_settled
 from tests.transactions_e2e.producers import PRODUCERS, make_producer, txn_id
-from tests.transactions_e2e.readers import append_sentinels, read
+from tests.transactions_e2e.readers import CLIENTS, append_sentinels, read
 from tests.transactions_e2e.test_crash import port_outside_ephemeral_range
 from tests.transactions_e2e.tv2_wire import Tv2Producer
 
@@ -36,9 +37,11 @@ def describe(bootstrap: str, transactional_id: str) -> tuple[str, int, int]:
     return found.transaction_state, found.producer_id, found.producer_epoch
 
 
-def read_values(bootstrap: str, topic: str, isolation: str, tag: str) -> dict[int, list[bytes | None]]:
+def read_values(
+    bootstrap: str, topic: str, isolation: str, tag: str, client: str = "confluent-kafka"
+) -> dict[int, list[bytes | None]]:
     append_sentinels(bootstrap, topic, PARTITIONS, tag)
-    return read("confluent-kafka", bootstrap, topic, PARTITIONS, isolation, tag).values()
+    return read(client, bootstrap, topic, PARTITIONS, isolation, tag).values()
 
 
 Levels = dict[str, tuple[int, int]]
@@ -116,7 +119,8 @@ def test_every_transaction_end_bumps_the_epoch_and_partitions_join_by_produce_v1
     [active] = r.topics[0].partitions[0].active_producers
     assert (active.producer_id, active.producer_epoch) == (pid, epoch + 4)
     assert active.current_txn_start_offset == -1
-    assert read_values(broker.bootstrap, topic, "read_committed", "rc") == committed
+    for client in CLIENTS:  # each skips the aborted V2 transactions by their markers
+        assert read_values(broker.bootstrap, topic, "read_committed", f"rc-{client}", client) == committed
     assert read_values(broker.bootstrap, topic, "read_uncommitted", "ru") == everything
 
 
