@@ -13,7 +13,9 @@ import structlog
 
 from kafkito.broker.steering.rules import FaultRule
 from kafkito.broker.steering.shapes import (
+    METADATA,
     Shape,
+    fault_metadata,
     matches,
     merge,
     partition_error_response,
@@ -120,6 +122,8 @@ def _apply(request: Request, rule: FaultRule) -> Reply | Awaitable[Reply]:
         return request.serve()
     header = request.header
     api_key, version = header.api_key, header.api_version
+    if api_key == METADATA:
+        return encode_response(fault_metadata(request.handle(), rule), header.correlation_id)
     shape = shape_for(api_key, version)
     if shape is None:
         response = request_error_response(api_key, version, request.body, rule.error)

@@ -102,6 +102,7 @@ _GROUP_FIELDS = {8: "group_id", 11: "group_id", 12: "group_id", 13: "group_id", 
 _GROUP_FIELDS |= {25: "group_id", 28: "group_id", 47: "group_id"}
 _GROUP_LISTS = {15: "groups", 42: "groups_names"}
 _OFFSET_FETCH, _FIND_COORDINATOR = 9, 10
+METADATA = 3  # answered by topic: the handler's answer, with the error on the matching topics
 
 
 def shape_for(api_key: int, version: int) -> Shape | None:
@@ -114,11 +115,11 @@ def shape_for(api_key: int, version: int) -> Shape | None:
 def check_faultable(rule: FaultRule) -> None:
     """Refuse, when it is added, a rule that could never match or never be answered."""
     api = rule.api_key
-    if rule.topic is not None and api not in SHAPES:
+    if rule.topic is not None and api not in SHAPES and api != METADATA:
         raise ValueError(f"{rule.api} has no partitions to match a topic against")
     if rule.group is not None and not (api in _GROUP_FIELDS or api in _GROUP_LISTS or api in (9, 10)):
         raise ValueError(f"{rule.api} names no group to match against")
-    if rule.error is ErrorCode.NONE or api in SHAPES or api in _WHOLE:
+    if rule.error is ErrorCode.NONE or api in SHAPES or api in _WHOLE or api == METADATA:
         return
     latest = response_class(api, _latest_version(api))
     if "error_code" not in latest._struct.fields:
@@ -171,6 +172,9 @@ def matches(rule: FaultRule, api_key: int, request: Any, shape: Shape | None, by
         return False
     if rule.topic is None:
         return True
+    if api_key == METADATA:
+        asked = getattr(request, "topics", None)
+        return asked is None or any(t.name == rule.topic for t in asked)  # None: every topic
     if shape is None:
         return False
     carried = partitions_of(request, shape)
@@ -291,3 +295,13 @@ def request_error_response(api_key: int, version: int, request: Any, error: Erro
     if err is None or not err.for_version_q(version):
         raise ValueError(f"api {api_key} v{version} has no request-level error code")
     return build_response(api_key, version, error_code=error)
+
+
+def fault_metadata(response: Any, rule: FaultRule) -> Any:
+    """The handler's Metadata answer with the rule's error on the matching topics (all without a topic),
+    listed without partitions, as Kafka lists a topic it cannot serve."""
+    for topic in response.topics or ():
+        if rule.topic is None or topic.name == rule.topic:
+            topic.error_code = rule.error
+            topic.partitions = []
+    return response

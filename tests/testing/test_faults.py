@@ -178,3 +178,37 @@ def test_a_rule_that_could_never_apply_is_refused(kafkito: KafkitoHandle) -> Non
     assert rule.as_dict()["api"] == "Fetch" and rule.as_dict()["error"] == "NOT_LEADER_OR_FOLLOWER"
     rule.remove()
     assert kafkito.faults() == []
+
+
+def test_a_fetch_error_on_one_partition_leaves_the_other_flowing_and_the_client_recovers(
+    kafkito: KafkitoHandle,
+) -> None:
+    kafkito.create_topic("feed", partitions=2)
+    producer = KafkaProducer(bootstrap_servers=kafkito.bootstrap_servers)
+    for i in range(10):
+        producer.send("feed", b"item-%d" % i, partition=i % 2)
+    producer.flush(DEADLINE_S)
+    producer.close()
+    fault = kafkito.inject("Fetch", "NOT_LEADER_OR_FOLLOWER", count=3, topic="feed", partition=1)
+
+    got = _read_all(kafkito, "feed", 2, 10)
+
+    assert sorted(got) == sorted((i % 2, b"item-%d" % i) for i in range(10))
+    assert fault.fired == 3
+
+
+def test_metadata_reports_the_error_on_the_matching_topic_only(kafkito: KafkitoHandle) -> None:
+    from confluent_kafka.admin import AdminClient
+
+    kafkito.create_topic("hidden")
+    kafkito.create_topic("visible")
+    fault = kafkito.inject("Metadata", "LEADER_NOT_AVAILABLE", count=None, topic="hidden")
+    admin = AdminClient({"bootstrap.servers": kafkito.bootstrap_servers})
+    topics = admin.list_topics(timeout=DEADLINE_S).topics
+    assert topics["hidden"].error is not None
+    assert topics["hidden"].error.code() == KafkaErr.LEADER_NOT_AVAILABLE
+    assert topics["visible"].error is None and len(topics["visible"].partitions) == 1
+
+    fault.remove()
+    assert admin.list_topics("hidden", timeout=DEADLINE_S).topics["hidden"].error is None
+    assert fault.fired >= 1 and not fault.active
