@@ -28,6 +28,7 @@ from tests.transactions_e2e.tv2_wire import Tv2Producer
 PARTITIONS = 2
 API_VERSIONS, DESCRIBE_TXNS, DESCRIBE_PRODUCERS = 18, 65, 61
 PRODUCER_FENCED, INVALID_TXN_STATE = 90, 48
+CONCURRENT_TRANSACTIONS, INVALID_PRODUCER_EPOCH = 51, 47
 
 
 def describe(bootstrap: str, transactional_id: str) -> tuple[str, int, int]:
@@ -144,7 +145,7 @@ def test_retried_end_txn_and_the_fenced_epoch(broker: ThreadBroker) -> None:
         old = Tv2Producer(broker.bootstrap, tid)
         try:
             old.producer_id, old.epoch = pid, epoch
-            assert old.send(topic, 1, [b"zombie"]) == 47  # INVALID_PRODUCER_EPOCH
+            assert old.send(topic, 1, [b"zombie"]) == INVALID_PRODUCER_EPOCH
         finally:
             old.close()
         assert p.send(topic, 1, [b"b"]) == 0
@@ -153,6 +154,33 @@ def test_retried_end_txn_and_the_fenced_epoch(broker: ThreadBroker) -> None:
         p.close()
     wait_settled(broker.bootstrap, topic, PARTITIONS)
     assert read_values(broker.bootstrap, topic, "read_committed", "end") == {0: [b"a"], 1: [b"b"]}
+
+
+def test_a_new_instance_fences_an_open_v2_transaction_with_one_bump(broker: ThreadBroker) -> None:
+    """KAFKA-19367: the fence and the abort of the zombie's transaction share one epoch bump; the
+    new instance's retried InitProducerId bumps once more."""
+    topic = "tv2-zombie"
+    create_topic(broker.bootstrap, topic, PARTITIONS)
+    tid = txn_id()
+    zombie, fresh = Tv2Producer(broker.bootstrap, tid), Tv2Producer(broker.bootstrap, tid)
+    try:
+        assert zombie.init() == 0
+        pid, epoch = zombie.producer_id, zombie.epoch
+        assert zombie.send(topic, 0, [b"zombie"]) == 0
+        assert fresh.init() == CONCURRENT_TRANSACTIONS  # the zombie's transaction is being aborted
+        wait_until(lambda: describe(broker.bootstrap, tid)[0] == "CompleteAbort", DEADLINE_S, "the abort")
+        assert describe(broker.bootstrap, tid) == ("CompleteAbort", pid, epoch + 1)
+        assert fresh.init() == 0
+        assert (fresh.producer_id, fresh.epoch) == (pid, epoch + 2)
+        assert zombie.commit() == PRODUCER_FENCED
+        assert zombie.send(topic, 1, [b"zombie-again"]) == INVALID_PRODUCER_EPOCH
+        assert fresh.send(topic, 1, [b"fresh"]) == 0
+        assert fresh.commit() == 0
+    finally:
+        zombie.close()
+        fresh.close()
+    wait_settled(broker.bootstrap, topic, PARTITIONS)
+    assert read_values(broker.bootstrap, topic, "read_committed", "end") == {0: [], 1: [b"fresh"]}
 
 
 @pytest.mark.parametrize("commit", [True, False], ids=["commit", "abort"])
