@@ -3,6 +3,10 @@
 The coordinator speaks these records in its own clock's milliseconds; the log shell
 (`broker.group_log`) encodes them in Kafka's formats (wall-clock timestamps) and decodes them back
 on load. `GroupCoordinator.replay` applies any of them, at load and at run time.
+
+Records are NamedTuples (~50 µs to define, against ~330 µs for a frozen slotted dataclass: the broker
+imports them at every start). `GroupTombstone` stays a dataclass: as a 1-tuple it would equal
+`ConsumerGroupMetadataTombstone` of the same group.
 """
 
 from __future__ import annotations
@@ -40,8 +44,7 @@ class OffsetTombstone(NamedTuple):
     partition: TopicPartition
 
 
-@dataclass(slots=True, frozen=True)
-class MemberMetadata:
+class MemberMetadata(NamedTuple):
     """One member as the group record stores it: the chosen protocol's metadata and its assignment."""
 
     member_id: str
@@ -54,8 +57,7 @@ class MemberMetadata:
     assignment: bytes
 
 
-@dataclass(slots=True, frozen=True)
-class GroupMetadataRecord:
+class GroupMetadataRecord(NamedTuple):
     """A classic group's durable snapshot, written when it turns Stable or Empty (or a static member is
     replaced). `state_timestamp_ms` is on the coordinator's clock, None when unknown."""
 
@@ -73,8 +75,7 @@ class GroupTombstone:
     group_id: str
 
 
-@dataclass(slots=True, frozen=True)
-class TransactionMarker:
+class TransactionMarker(NamedTuple):
     """A COMMIT or ABORT control record on `__consumer_offsets` partition `offsets_partition`: it ends
     the producer's pending offsets of every group on that partition. Written by
     `GroupCoordinator.complete_transaction`, never through `RecordSink.append`."""
@@ -97,8 +98,7 @@ CoordinatorRecord = (
 AppendCallback = Callable[[ErrorCode], None]
 
 
-@dataclass(slots=True, frozen=True)
-class CoordinatorResult:
+class CoordinatorResult(NamedTuple):
     """A write: the records to append to the group's partition, and what answers once they are in.
 
     `respond` gets the append error (NONE on success) and sends the response(s); it runs only after
