@@ -120,6 +120,7 @@ class GroupCoordinator:
         self._heartbeats = Heartbeats(rt, self._consumer)
         self._classic_members = ClassicMembers(rt, self._consumer)
         self._liveness.other_groups = self._classic_member_heartbeat
+        self._consumer.on_downgraded = self._downgraded
         # Heartbeat: the hottest call goes straight to liveness, itself an entry (no extra call).
         self.heartbeat: Callable[[str | None, str, str | None, int], ErrorCode] = self._liveness.heartbeat
 
@@ -207,6 +208,16 @@ class GroupCoordinator:
         if not group_id or self._rt.sink.is_loading(group_id):
             return None
         return self._rt.consumer_groups.get(group_id)
+
+    def _downgraded(self, group_id: str) -> None:
+        """A consumer group just turned back into a classic group (its record is replayed): its
+        members' sessions start, and it rebalances so they all rejoin as a classic group."""
+        group = self._rt.groups.get(group_id)
+        if group is None:
+            return
+        for member in group.members():
+            self._liveness.complete_and_schedule_next_heartbeat(group, member)
+        self._rebalance.prepare_rebalance(group, "converted from a consumer group")
 
     def _classic_member_heartbeat(
         self, group_id: str, member_id: str, instance_id: str | None, generation_id: int

@@ -20,7 +20,7 @@ from kafkito.broker.coordinator.consumer.classic_protocol import decode_subscrip
 from kafkito.broker.coordinator.consumer.group import ConsumerGroup
 from kafkito.broker.coordinator.consumer.groups import ConsumerGroups
 from kafkito.broker.coordinator.consumer.member import ConsumerGroupMember
-from kafkito.broker.coordinator.consumer.plan import heartbeat_plan, removal_records
+from kafkito.broker.coordinator.consumer.plan import heartbeat_plan
 from kafkito.broker.coordinator.consumer.reconcile import FencedMember
 from kafkito.broker.coordinator.consumer.records import ClassicMemberMetadata
 from kafkito.broker.coordinator.consumer.requests import ConsumerHeartbeatRequest, OwnedPartitions
@@ -227,12 +227,9 @@ class ClassicMembers:
             if isinstance(member, ErrorCode):
                 results.append(LeaveMemberResult(leaving.member_id, leaving.group_instance_id, member))
                 continue
-            self.groups.timers.cancel(group.group_id, member_id)
             log.info(
                 "consumer_group.member_left", group=group.group_id, member=member_id, reason=leaving.reason
             )
-            self.groups.write(
-                group.group_id, removal_records(group, member_id, self.groups.context()), lambda _e: None
-            )
+            self.groups.remove(group, member_id, lambda _e: None)
             results.append(LeaveMemberResult(leaving.member_id, leaving.group_instance_id, ErrorCode.NONE))
         return LeaveGroupResult(ErrorCode.NONE, tuple(results))

@@ -90,3 +90,18 @@ def encode_assignment(partitions: dict[str, tuple[int, ...]]) -> bytes:
         out.extend(_I32.pack(p) for p in parts)
     out.append(_I32.pack(-1))
     return b"".join(out)
+
+
+def decode_assignment(raw: bytes) -> dict[str, tuple[int, ...]] | None:
+    """The partitions of a ConsumerProtocolAssignment (any version), or None when it does not parse."""
+    try:
+        r = _Reader(bytes(raw))
+        if r.i16() < 0:
+            return None
+        out: dict[str, tuple[int, ...]] = {}
+        for _ in range(r.count()):
+            topic = r.string() or ""
+            out[topic] = tuple(r.i32() for _ in range(r.count()))
+        return out
+    except (struct.error, UnicodeDecodeError, ValueError):
+        return None

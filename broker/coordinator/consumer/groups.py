@@ -15,6 +15,7 @@ import structlog
 from kafkito.broker.coordinator.consumer.assignors import Assignor, parse_assignors
 from kafkito.broker.coordinator.consumer.group import ConsumerGroup
 from kafkito.broker.coordinator.consumer.member import ConsumerGroupMember
+from kafkito.broker.coordinator.consumer.migration import downgrade_needed, downgrade_records
 from kafkito.broker.coordinator.consumer.plan import Context, epoch_records, removal_records
 from kafkito.broker.coordinator.consumer.records import (
     CONSUMER_GROUP_RECORD_TYPES,
@@ -42,7 +43,7 @@ def is_consumer_group_record(record: object) -> bool:
 class ConsumerGroups:
     """Writes and replays consumer-group records, and fences members whose deadlines pass."""
 
-    __slots__ = ("assignors", "default_assignor", "rt", "timers", "topics_version")
+    __slots__ = ("assignors", "default_assignor", "on_downgraded", "rt", "timers", "topics_version")
 
     def __init__(self, rt: Runtime, assignors: Mapping[str, Assignor] | None = None) -> None:
         self.rt = rt
@@ -54,6 +55,8 @@ class ConsumerGroups:
         self.timers = MemberTimers(rt.timer, rt.outbox, self._session_expired, self._rebalance_expired)
         # Bumped by every topics change: a regex resolved at an older version is resolved again.
         self.topics_version = 0
+        # Told when a group turned back into a classic group (the coordinator starts its rebalance).
+        self.on_downgraded: Callable[[str], None] = lambda _group_id: None
 
     def context(self) -> Context:
         return Context(
@@ -109,7 +112,7 @@ class ConsumerGroups:
     # -- writes ---------------------------------------------------------------------------------
 
     def write(
-        self, group_id: str, records: Sequence[ConsumerGroupRecord], done: Callable[[ErrorCode], None]
+        self, group_id: str, records: Sequence[CoordinatorRecord], done: Callable[[ErrorCode], None]
     ) -> None:
         """Append the records; once written, replay them and call `done` (NONE, or the append error)."""
         if not records:
@@ -155,15 +158,37 @@ class ConsumerGroups:
 
     # -- fencing --------------------------------------------------------------------------------
 
-    def fence(self, group: ConsumerGroup, member_id: str, reason: str) -> None:
-        """Remove a member (tombstones, group epoch bump); nobody waits for the answer."""
+    def remove(self, group: ConsumerGroup, member_id: str, done: Callable[[ErrorCode], None]) -> None:
+        """Remove a member (tombstones, group epoch bump). When only classic members remain and the
+        policy allows, the group turns back into a classic group instead (migration.py)."""
         self.timers.cancel(group.group_id, member_id)
-        records = removal_records(group, member_id, self.context())
+        group_id = group.group_id
+        if downgrade_needed(group, member_id, self.rt.config):
+            records = downgrade_records(group, member_id, self.rt.topics)
+            log.info(
+                "group.converted",
+                group=group_id,
+                to_type="classic",
+                reason="no consumer-protocol member left",
+            )
+
+            def converted(error: ErrorCode) -> None:
+                if error is ErrorCode.NONE:
+                    self.timers.cancel_group(group_id)
+                    self.on_downgraded(group_id)
+                done(error)
+
+            self.write(group_id, records, converted)
+            return
+        self.write(group_id, removal_records(group, member_id, self.context()), done)
+
+    def fence(self, group: ConsumerGroup, member_id: str, reason: str) -> None:
+        """Remove a member whose deadline passed; nobody waits for the answer."""
         log.info("consumer_group.member_fenced", group=group.group_id, member=member_id, reason=reason)
         self.rt.timeline.member_left(
             group.group_id, member_id, generation=group.group_epoch, reason=reason, event="member_evicted"
         )
-        self.write(group.group_id, records, lambda _error: None)
+        self.remove(group, member_id, lambda _error: None)
 
     def _session_expired(self, group_id: str, member_id: str) -> None:
         group = self.rt.consumer_groups.get(group_id)

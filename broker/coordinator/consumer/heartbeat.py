@@ -12,12 +12,15 @@ import uuid
 
 import structlog
 
+from kafkito.broker.coordinator.classic.group import ClassicGroup
+from kafkito.broker.coordinator.classic.state import GroupState
 from kafkito.broker.coordinator.consumer.group import STATIC_LEFT_EPOCH, ConsumerGroup
 from kafkito.broker.coordinator.consumer.groups import ConsumerGroups
 from kafkito.broker.coordinator.consumer.member import ConsumerGroupMember
-from kafkito.broker.coordinator.consumer.plan import Plan, heartbeat_plan, removal_records
+from kafkito.broker.coordinator.consumer.migration import can_upgrade, upgrade_records
+from kafkito.broker.coordinator.consumer.plan import Plan, heartbeat_plan
 from kafkito.broker.coordinator.consumer.reconcile import FencedMember
-from kafkito.broker.coordinator.consumer.records import ConsumerGroupRecord, to_assignment
+from kafkito.broker.coordinator.consumer.records import to_assignment
 from kafkito.broker.coordinator.consumer.requests import (
     JOIN_EPOCH,
     STATIC_LEAVE_EPOCH,
@@ -26,6 +29,7 @@ from kafkito.broker.coordinator.consumer.requests import (
 from kafkito.broker.coordinator.consumer.results import ConsumerHeartbeatResult, HeartbeatCallback
 from kafkito.broker.coordinator.consumer.validate import validate_heartbeat
 from kafkito.broker.coordinator.errors import group_write_error
+from kafkito.broker.coordinator.records import CoordinatorRecord
 from kafkito.broker.coordinator.runtime import Runtime
 from kafkito.protocol.errors import ErrorCode
 
@@ -84,7 +88,8 @@ class Heartbeats:
     # -- join and heartbeat ---------------------------------------------------------------------
 
     def _heartbeat(self, request: ConsumerHeartbeatRequest, callback: HeartbeatCallback) -> None:
-        group = self._group_for(request)
+        group, upgrade = self._group_for(request)
+        retired = self.rt.groups.get(group.group_id) if upgrade else None
         member, replaced = self._member_for(group, request)
         try:
             plan = heartbeat_plan(group, member, replaced, request, self.groups.context())
@@ -111,9 +116,12 @@ class Heartbeats:
             if error is not ErrorCode.NONE:
                 self.rt.outbox.send(callback, _failed(group_write_error(error), None, interval))
                 return
+            if retired is not None:  # its timers and parked requests end with it
+                self.rt.transition(retired, GroupState.DEAD, "converted to a consumer group")
             written = self.rt.consumer_groups.get(group_id)
             if written is not None:
-                self.groups.arm_timers(written, plan.member.member_id)
+                for member_id in written.members if upgrade else (plan.member.member_id,):
+                    self.groups.arm_timers(written, member_id)
             reconciled = plan.reconciled
             assignment = to_assignment(reconciled.assigned) if send_assignment else None
             result = ConsumerHeartbeatResult(
@@ -121,25 +129,41 @@ class Heartbeats:
             )
             self.rt.outbox.send(callback, result)
 
-        self.groups.write(group_id, plan.records, done)
+        self.groups.write(group_id, [*upgrade, *plan.records], done)
 
-    def _group_for(self, request: ConsumerHeartbeatRequest) -> ConsumerGroup:
-        """The member's group: existing, or new (created by its first record) for a join."""
+    def _group_for(self, request: ConsumerHeartbeatRequest) -> tuple[ConsumerGroup, list[CoordinatorRecord]]:
+        """The member's group: existing, or new (created by its first record) for a join, or the
+        classic group of that id converted (with the records that convert it)."""
         group_id = request.group_id
         group = self.rt.consumer_groups.get(group_id)
         if group is not None:
-            return group
+            return group, []
         classic = self.rt.groups.get(group_id)
-        if classic is not None and classic.size > 0:
-            raise HeartbeatError(
-                ErrorCode.GROUP_ID_NOT_FOUND,
-                f"Group {group_id} is a classic group with members; kafkito does not convert it online.",
-            )
         if request.member_epoch != JOIN_EPOCH:
             raise HeartbeatError(
                 ErrorCode.UNKNOWN_MEMBER_ID, f"Member {request.member_id} is not in group {group_id}."
             )
-        return ConsumerGroup(group_id)
+        if classic is not None and classic.size > 0:
+            return self._upgrade(classic)
+        return ConsumerGroup(group_id), []
+
+    def _upgrade(self, classic: ClassicGroup) -> tuple[ConsumerGroup, list[CoordinatorRecord]]:
+        """The consumer group a classic group turns into (computed, not yet written), and its records;
+        the classic group is retired once they are written (the consumer group's first replay)."""
+        reason = can_upgrade(classic, self.rt.config)
+        if reason is not None:
+            raise HeartbeatError(
+                ErrorCode.GROUP_ID_NOT_FOUND,
+                f"Cannot upgrade classic group {classic.group_id} to a consumer group: {reason}.",
+            )
+        records = upgrade_records(classic, self.rt.topics)
+        converted = ConsumerGroup(classic.group_id)
+        for record in records[1:]:
+            converted.replay(record)  # type: ignore[arg-type]
+        log.info(
+            "group.converted", group=classic.group_id, to_type="consumer", reason="consumer member joined"
+        )
+        return converted, records
 
     def _member_for(
         self, group: ConsumerGroup, request: ConsumerHeartbeatRequest
@@ -203,25 +227,6 @@ class Heartbeats:
         if group is None:
             raise HeartbeatError(ErrorCode.UNKNOWN_MEMBER_ID, f"Group {request.group_id} has no members.")
         member = self._leaving_member(group, request)
-        records: list[ConsumerGroupRecord]
-        if request.member_epoch == STATIC_LEAVE_EPOCH:
-            # The static member keeps its assignment for a while: it may come back as itself.
-            left = dataclasses.replace(member, member_epoch=STATIC_LEFT_EPOCH, pending_revocation={})
-            records = [left.assignment_record(group.group_id)]
-            self.groups.timers.cancel_rebalance(group.group_id, member.member_id)
-            reason = "static member left temporarily"
-        else:
-            records = removal_records(group, member.member_id, self.groups.context())
-            self.groups.timers.cancel(group.group_id, member.member_id)
-            reason = "the member left the group"
-            self.rt.timeline.member_left(
-                group.group_id,
-                member.member_id,
-                generation=group.group_epoch,
-                reason=reason,
-                event="member_left",
-            )
-        log.info("consumer_group.member_left", group=group.group_id, member=member.member_id, reason=reason)
         result = ConsumerHeartbeatResult(
             ErrorCode.NONE, None, member.member_id, request.member_epoch, 0, None
         )
@@ -230,7 +235,19 @@ class Heartbeats:
             answer = result if error is ErrorCode.NONE else _failed(group_write_error(error), None)
             self.rt.outbox.send(callback, answer)
 
-        self.groups.write(group.group_id, records, done)
+        if request.member_epoch == STATIC_LEAVE_EPOCH:
+            # The static member keeps its assignment for a while: it may come back as itself.
+            left = dataclasses.replace(member, member_epoch=STATIC_LEFT_EPOCH, pending_revocation={})
+            self.groups.timers.cancel_rebalance(group.group_id, member.member_id)
+            log.info("consumer_group.member_left", group=group.group_id, member=member.member_id, static=True)
+            self.groups.write(group.group_id, [left.assignment_record(group.group_id)], done)
+            return
+        reason = "the member left the group"
+        self.rt.timeline.member_left(
+            group.group_id, member.member_id, generation=group.group_epoch, reason=reason, event="member_left"
+        )
+        log.info("consumer_group.member_left", group=group.group_id, member=member.member_id, reason=reason)
+        self.groups.remove(group, member.member_id, done)
 
     def _leaving_member(self, group: ConsumerGroup, request: ConsumerHeartbeatRequest) -> ConsumerGroupMember:
         if request.instance_id is not None:
