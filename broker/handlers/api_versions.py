@@ -51,7 +51,7 @@ def handle(ctx: RequestContext, request: ApiVersionsRequest) -> Any:
         error_code=error,
         api_keys=api_keys(),
         throttle_time_ms=0,
-        **features.api_versions_fields(ctx.version),
+        **(features.api_versions_fields(ctx.version) if error is ErrorCode.NONE else {}),
     )
 
 

@@ -76,6 +76,14 @@ def test_api_versions_report_the_feature_levels_of_a_kafka_4_1_cluster(broker: T
     supported, got_finalized, _ = features(broker.bootstrap, 3)
     assert (supported, got_finalized) == ({"metadata.version": (7, 27)}, finalized)
 
+    # A refused request (bad client software name) carries no features, as in Kafka. (Read raw:
+    # kafka-python decodes an ApiVersions error response as v0.)
+    with WireClient(broker.bootstrap) as wire:
+        wire.send(API_VERSIONS, 3, client_software_name="-bad", client_software_version="1")
+        frame = wire.recv_frame()
+    assert frame is not None and frame[4:6] == b"\x00\x2a"  # INVALID_REQUEST
+    assert b"transaction.version" not in frame and frame.endswith(b"\x00")  # no tagged field
+
     from kafka.admin import KafkaAdminClient
 
     admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap)
