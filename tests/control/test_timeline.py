@@ -86,3 +86,16 @@ def test_events_handed_out_are_copies() -> None:
     timeline.record("a", "e")
     timeline.events("a")[0]["event"] = "changed"
     assert timeline.events("a")[0]["event"] == "e"
+
+
+def test_a_static_member_rejoining_under_a_new_id_is_recorded_as_replaced() -> None:
+    h = Harness()
+    _, s2 = h.stable_group(2, instances=["s1", "s2"])
+    restarted = h.join(instance="s2", version=8).result
+    replaced = [e for e in h.coordinator.group_timeline("g") if e["event"] == "member_replaced"]
+    assert len(replaced) == 1
+    assert (replaced[0]["old_member"], replaced[0]["member"], replaced[0]["instance"]) == (
+        s2,
+        restarted.member_id,
+        "s2",
+    )

@@ -290,6 +290,15 @@ class Join:
             state=group.state.value,
             generation=group.generation_id,
         )
+        self.rt.timeline.record(
+            group.group_id,
+            "member_replaced",
+            generation=group.generation_id,
+            reason=f"static member {instance_id} rejoined",
+            member=new_member_id,
+            old_member=old_member_id,
+            instance=instance_id,
+        )
         # The old id's heartbeat deadline expires harmlessly: that id is no longer in the group.
         self.liveness.complete_and_schedule_next_heartbeat(group, member)
         group.update_member(
