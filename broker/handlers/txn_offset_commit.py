@@ -105,25 +105,9 @@ def handle(ctx: RequestContext, request: TxnOffsetCommitRequestBody) -> Any:
         return build({})
     parked: Parked[dict[TopicPartition, ErrorCode]] = Parked(build)
 
-    def commit() -> None:
-        named = version >= 3
-        ctx.groups.commit_transactional_offsets(
-            TxnOffsetCommitRequest(
-                group_id=request.group_id,
-                transactional_id=request.transactional_id,
-                producer_id=request.producer_id,
-                producer_epoch=request.producer_epoch,
-                member_id=request.member_id if named else "",
-                generation_id=request.generation_id if named else NO_GENERATION,
-                group_instance_id=request.group_instance_id if named else None,
-                offsets=offsets,
-            ),
-            parked.callback,
-        )
-
     def then(refused: ErrorCode | None) -> None:
         if refused is None:
-            commit()
+            ctx.groups.commit_transactional_offsets(_commit(request, version, offsets), parked.callback)
         else:
             parked.callback(dict.fromkeys(offsets, refused))
 
@@ -132,6 +116,23 @@ def handle(ctx: RequestContext, request: TxnOffsetCommitRequestBody) -> Any:
     else:
         then(_verify(ctx, request))
     return parked.response()
+
+
+def _commit(
+    request: TxnOffsetCommitRequestBody, version: int, offsets: dict[TopicPartition, OffsetAndMetadata]
+) -> TxnOffsetCommitRequest:
+    """The group coordinator's request (the member fields exist from v3)."""
+    named = version >= 3
+    return TxnOffsetCommitRequest(
+        group_id=request.group_id,
+        transactional_id=request.transactional_id,
+        producer_id=request.producer_id,
+        producer_epoch=request.producer_epoch,
+        member_id=request.member_id if named else "",
+        generation_id=request.generation_id if named else NO_GENERATION,
+        group_instance_id=request.group_instance_id if named else None,
+        offsets=offsets,
+    )
 
 
 def _offsets_partition(ctx: RequestContext, group_id: str) -> TopicPartition:
