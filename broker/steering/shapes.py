@@ -99,8 +99,8 @@ SHAPES: dict[int, Shape] = {
 
 # APIs whose requests name groups: the group a rule's `group` is compared with.
 _GROUP_FIELDS = {8: "group_id", 11: "group_id", 12: "group_id", 13: "group_id", 14: "group_id"}
-_GROUP_FIELDS |= {25: "group_id", 28: "group_id", 47: "group_id"}
-_GROUP_LISTS = {15: "groups", 42: "groups_names"}
+_GROUP_FIELDS |= {25: "group_id", 28: "group_id", 47: "group_id", 68: "group_id"}
+_GROUP_LISTS = {15: "groups", 42: "groups_names", 69: "group_ids"}
 _OFFSET_FETCH, _FIND_COORDINATOR = 9, 10
 METADATA = 3  # answered by topic: the handler's answer, with the error on the matching topics
 
@@ -257,6 +257,10 @@ def _describe_groups(request: Any, version: int, error: ErrorCode) -> dict[str, 
     return dict(groups=[dict(group_id=g, error_code=error, members=[]) for g in request.groups])
 
 
+def _consumer_group_describe(request: Any, version: int, error: ErrorCode) -> dict[str, Any]:
+    return dict(groups=[dict(group_id=g, error_code=error, members=[]) for g in request.group_ids])
+
+
 def _delete_groups(request: Any, version: int, error: ErrorCode) -> dict[str, Any]:
     return dict(results=[dict(group_id=g, error_code=error) for g in request.groups_names])
 
@@ -274,6 +278,28 @@ def _join_group(request: Any, version: int, error: ErrorCode) -> dict[str, Any]:
     return dict(error_code=error, generation_id=-1, member_id=request.member_id, leader="")
 
 
+def _resources(field: str, with_configs: bool) -> Callable[[Any, int, ErrorCode], dict[str, Any]]:
+    def build(request: Any, version: int, error: ErrorCode) -> dict[str, Any]:
+        extra: dict[str, Any] = {"configs": []} if with_configs else {}
+        return {
+            field: [
+                dict(error_code=error, resource_type=r.resource_type, resource_name=r.resource_name, **extra)
+                for r in request.resources
+            ]
+        }
+
+    return build
+
+
+def _create_partitions(request: Any, version: int, error: ErrorCode) -> dict[str, Any]:
+    return dict(results=[dict(name=t.name, error_code=error) for t in request.topics])
+
+
+def _describe_transactions(request: Any, version: int, error: ErrorCode) -> dict[str, Any]:
+    ids = request.transactional_ids
+    return dict(transaction_states=[dict(transactional_id=i, error_code=error, topics=[]) for i in ids])
+
+
 _WHOLE: dict[int, Callable[[Any, int, ErrorCode], dict[str, Any]]] = {
     9: _offset_fetch_whole,
     10: _find_coordinator,
@@ -281,7 +307,13 @@ _WHOLE: dict[int, Callable[[Any, int, ErrorCode], dict[str, Any]]] = {
     15: _describe_groups,
     19: _create_topics,
     20: _delete_topics,
+    32: _resources("results", with_configs=True),
+    33: _resources("responses", with_configs=False),
+    37: _create_partitions,
     42: _delete_groups,
+    44: _resources("responses", with_configs=False),
+    65: _describe_transactions,
+    69: _consumer_group_describe,
 }
 
 

@@ -212,3 +212,49 @@ def test_metadata_reports_the_error_on_the_matching_topic_only(kafkito: KafkitoH
     fault.remove()
     assert admin.list_topics("hidden", timeout=DEADLINE_S).topics["hidden"].error is None
     assert fault.fired >= 1 and not fault.active
+
+
+def test_group_requests_answered_with_errors_make_the_member_retry_and_rejoin(kafkito: KafkitoHandle) -> None:
+    kafkito.create_topic("tasks")
+    join = kafkito.inject("JoinGroup", "COORDINATOR_LOAD_IN_PROGRESS", count=2, group="crew")
+    sync = kafkito.inject("SyncGroup", "REBALANCE_IN_PROGRESS", group="crew")
+    consumer = KafkaConsumer(bootstrap_servers=kafkito.bootstrap_servers, group_id="crew")
+    consumer.partitions_for_topic("tasks")  # metadata before joining: tests/coordinator/clients.py
+    consumer.subscribe(["tasks"])
+    try:
+        wait_until(lambda: consumer.poll(100) == {} and consumer.assignment(), what="the assignment")
+        assert (join.fired, sync.fired) == (2, 1)
+        first = kafkito.wait_for_group("crew", members=1)
+
+        heartbeat = kafkito.inject("Heartbeat", "REBALANCE_IN_PROGRESS", group="crew")
+
+        def rejoined() -> bool:
+            consumer.poll(100)
+            group = kafkito.describe_group("crew")
+            return (
+                group is not None and group["state"] == "Stable" and group["generation"] > first["generation"]
+            )
+
+        wait_until(rejoined, what="the member to rejoin after the heartbeat error")
+        assert heartbeat.fired == 1
+    finally:
+        consumer.close()
+
+
+def test_admin_requests_answered_with_errors_raise_them(kafkito: KafkitoHandle) -> None:
+    from kafka import KafkaAdminClient
+    from kafka.admin import NewPartitions, NewTopic
+    from kafka.errors import InvalidPartitionsError, PolicyViolationError
+
+    admin = KafkaAdminClient(bootstrap_servers=kafkito.bootstrap_servers)
+    kafkito.inject("CreateTopics", "POLICY_VIOLATION")
+    with pytest.raises(PolicyViolationError):
+        admin.create_topics([NewTopic("refused", 1, 1)])
+    admin.create_topics([NewTopic("refused", 1, 1)])  # the rule is used up: created now
+    kafkito.inject("CreatePartitions", "INVALID_PARTITIONS")
+    with pytest.raises(InvalidPartitionsError):
+        admin.create_partitions({"refused": NewPartitions(3)})
+    admin.close()
+    consumer = KafkaConsumer(bootstrap_servers=kafkito.bootstrap_servers)
+    assert consumer.partitions_for_topic("refused") == {0}  # nothing of the faulted request was done
+    consumer.close()
