@@ -107,6 +107,10 @@ async def _poll(check: Callable[[], bool], timeout_s: float) -> bool:
 # -- clock --------------------------------------------------------------------------------------
 
 
+async def clock(request: web.Request) -> web.Response:
+    return answer({"now_ms": _broker(request).steering().now_ms()})
+
+
 async def advance(request: web.Request) -> web.Response:
     ms = (await _body(request)).integer("ms", minimum=0)
     now_ms = _broker(request).steering().advance(ms)
@@ -130,6 +134,13 @@ def _find_rule(request: web.Request, *, in_force: bool = False) -> FaultRuleView
 
 async def list_faults(request: web.Request) -> web.Response:
     return answer({"faults": [rule.as_dict() for rule in _broker(request).steering().faults()]})
+
+
+async def clear_faults(request: web.Request) -> web.Response:
+    steering = _broker(request).steering()
+    removed = [rule.as_dict() for rule in steering.faults()]
+    steering.clear_faults()
+    return answer({"removed": removed})
 
 
 async def add_fault(request: web.Request) -> web.Response:
@@ -256,9 +267,11 @@ async def index(request: web.Request) -> web.Response:
 
 ROUTES: tuple[tuple[str, str, Handler], ...] = (
     ("GET", "/", index),
+    ("GET", "/clock", clock),
     ("POST", "/clock/advance", advance),
     ("GET", "/faults", list_faults),
     ("POST", "/faults", add_fault),
+    ("DELETE", "/faults", clear_faults),
     ("GET", "/faults/{rule_id}", get_fault),
     ("DELETE", "/faults/{rule_id}", remove_fault),
     ("POST", "/faults/{rule_id}/wait", wait_fault),

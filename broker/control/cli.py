@@ -50,6 +50,14 @@ def _fault_list(client: ControlClient, args: argparse.Namespace) -> Any:
     return client.call("GET", "/faults")["faults"]
 
 
+def _fault_clear(client: ControlClient, args: argparse.Namespace) -> Any:
+    return client.call("DELETE", "/faults")["removed"]
+
+
+def _clock(client: ControlClient, args: argparse.Namespace) -> Any:
+    return client.call("GET", "/clock")
+
+
 def _fault_remove(client: ControlClient, args: argparse.Namespace) -> Any:
     return client.call("DELETE", f"/faults/{_quote(args.id)}")
 
@@ -94,8 +102,8 @@ def _verb(parser: argparse.ArgumentParser, verb: Verb) -> argparse.ArgumentParse
 
 
 def _add_fault_verbs(sub: Any) -> None:
-    fault = sub.add_parser("fault", help="fault rules: add, list, remove, wait")
-    verbs = fault.add_subparsers(dest="fault_command", required=True, metavar="{add,list,remove,wait}")
+    fault = sub.add_parser("fault", help="fault rules: add, list, remove, clear, wait")
+    verbs = fault.add_subparsers(dest="fault_command", required=True, metavar="{add,list,remove,clear,wait}")
     add = _verb(verbs.add_parser("add", help="answer matching requests with an error or delay"), _fault_add)
     add.add_argument("api", help="a Kafka API by name or key (Produce, 0)")
     add.add_argument("error", help="a Kafka error by name or code (NOT_LEADER_OR_FOLLOWER, 6)")
@@ -109,6 +117,7 @@ def _add_fault_verbs(sub: Any) -> None:
     _verb(verbs.add_parser("list", help="every rule, one JSON object per line"), _fault_list)
     remove = _verb(verbs.add_parser("remove", help="retire a rule"), _fault_remove)
     remove.add_argument("id")
+    _verb(verbs.add_parser("clear", help="retire every rule (prints those removed)"), _fault_clear)
     wait = _verb(verbs.add_parser("wait", help="wait until a rule fired"), _fault_wait)
     wait.add_argument("id")
     wait.add_argument("--fired", type=int, default=1, help="times it must have fired in all (default 1)")
@@ -134,6 +143,7 @@ def add_control_parser(sub: Any) -> None:
     verbs = control.add_subparsers(dest="control_command", required=True)
     advance = _verb(verbs.add_parser("advance", help="move the broker clock forward"), _advance)
     advance.add_argument("ms", type=int, help="milliseconds")
+    _verb(verbs.add_parser("clock", help="the broker clock's time in ms"), _clock)
     _add_fault_verbs(verbs)
     _add_group_verbs(verbs)
     timeline = _verb(verbs.add_parser("timeline", help="a group's recorded events, one per line"), _timeline)

@@ -95,6 +95,23 @@ def test_no_endpoint_and_bad_usage_are_status_2() -> None:
     assert kafkito("control", "--url", "127.0.0.1:1", "advance", "soon").returncode == 2
 
 
+def test_clock_and_fault_clear(controlled: ControlledBroker) -> None:
+    now = json.loads(controlled.control("clock").stdout)["now_ms"]
+    assert json.loads(controlled.control("advance", "5").stdout)["now_ms"] >= now + 5
+    added = json.loads(
+        controlled.control("fault", "add", "Metadata", "NONE", "--delay-ms", "10", "--forever").stdout
+    )
+    assert added["count"] is None and added["error"] == "NONE"
+    cleared = [json.loads(line) for line in controlled.control("fault", "clear").stdout.splitlines()]
+    assert added["id"] in [r["id"] for r in cleared]
+    assert controlled.control("fault", "list").stdout == ""
+
+
+def test_allow_remote_without_an_address_is_a_usage_error(tmp_path: Path) -> None:
+    result = kafkito("serve", "--data-dir", str(tmp_path), "--control-allow-remote")
+    assert result.returncode == 2 and "needs --control" in one_line_error(result)
+
+
 def test_serve_refuses_a_control_address_off_loopback(tmp_path: Path) -> None:
     result = kafkito("serve", "--data-dir", str(tmp_path), "--control", "192.0.2.1:9644")
     assert result.returncode == 2

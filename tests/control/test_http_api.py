@@ -38,6 +38,23 @@ def test_advance_moves_the_broker_clock_forward(controlled: ControlledBroker) ->
     assert answer.body["now_ms"] >= first + 3_600_000
 
 
+def test_the_clock_reads_what_advance_returned(controlled: ControlledBroker) -> None:
+    advanced = controlled.call("POST", "/clock/advance", {"ms": 1}).body["now_ms"]
+    assert controlled.call("GET", "/clock").body["now_ms"] >= advanced
+
+
+def test_clearing_the_faults_removes_every_rule_in_force(controlled: ControlledBroker) -> None:
+    first = controlled.call(
+        "POST", "/faults", {"api": "Metadata", "error": "UNKNOWN_SERVER_ERROR", "count": None}
+    )
+    second = controlled.call("POST", "/faults", {"api": "Fetch", "error": None, "delay_ms": 50, "count": 5})
+    assert first.status == second.status == 201, (first, second)
+    cleared = controlled.call("DELETE", "/faults")
+    assert {r["id"] for r in cleared.body["removed"]} >= {first.body["id"], second.body["id"]}
+    assert controlled.call("GET", "/faults").body["faults"] == []
+    assert controlled.call("GET", f"/faults/{first.body['id']}").body["active"] is False
+
+
 def test_bad_input_gets_a_400_with_one_message_and_changes_nothing(controlled: ControlledBroker) -> None:
     before = controlled.call("GET", "/faults").body["faults"]
     cases: list[tuple[str, str, Any, bytes | None, str]] = [
