@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from kafkito.broker.coordinator import CoordinatorConfig, GroupCoordinator, InMemoryRecordSink
 from kafkito.broker.coordinator.consumer.group import ConsumerGroup
@@ -156,7 +157,12 @@ def converge(harness: Harness, group_id: str, members: Iterable[Member], rounds:
     raise AssertionError(f"group {group_id} did not converge: {harness.group(group_id)}")
 
 
-def owned_by_two(members: Iterable[Member]) -> set[tuple[uuid.UUID, int]]:
+class Owns(Protocol):
+    @property
+    def owned(self) -> Mapping[uuid.UUID, frozenset[int]]: ...
+
+
+def owned_by_two(members: Iterable[Owns]) -> set[tuple[uuid.UUID, int]]:
     """Partitions two members believe they own at the same time (must always be empty)."""
     seen: set[tuple[uuid.UUID, int]] = set()
     twice: set[tuple[uuid.UUID, int]] = set()
