@@ -70,6 +70,38 @@ def test_group_wait_describe_and_timeline_of_a_real_group(controlled: Controlled
     assert kinds.index("member_joined") < kinds.index("rebalance_completed") < kinds.index("member_left")
 
 
+MEMBER = """
+import sys
+from confluent_kafka import Consumer
+
+consumer = Consumer({"bootstrap.servers": sys.argv[1], "group.id": "cli-killed", "client.id": "cli-killed-1"})
+consumer.subscribe(["cli-killed"])
+while True:
+    consumer.poll(0.2)
+"""
+
+
+def test_a_killed_member_is_evicted_by_kafkito_control_advance(controlled: ControlledBroker) -> None:
+    create_topic(controlled.bootstrap, "cli-killed")
+    member = subprocess.Popen([sys.executable, "-c", MEMBER, controlled.bootstrap])
+    try:
+        joined = controlled.control("group", "wait", "cli-killed", "--members", "1", "--timeout", "60")
+        assert joined.returncode == 0, joined.stderr
+    finally:
+        member.kill()  # SIGKILL: no LeaveGroup
+        member.wait()
+    still = json.loads(controlled.control("group", "describe", "cli-killed").stdout)
+    assert still["state"] == "Stable" and len(still["members"]) == 1  # nothing happens on its own
+    assert controlled.control("advance", "45000").returncode == 0  # librdkafka's session.timeout.ms
+    empty = controlled.control(
+        "group", "wait", "cli-killed", "--state", "Empty", "--members", "0", "--timeout", "30"
+    )
+    assert empty.returncode == 0, empty.stderr
+    events = [json.loads(line) for line in controlled.control("timeline", "cli-killed").stdout.splitlines()]
+    evicted = [e for e in events if e["event"] == "member_evicted"]
+    assert [e["member"] for e in evicted] == [m["member_id"] for m in still["members"]]
+
+
 def test_a_group_wait_that_times_out_fails_with_the_last_state(controlled: ControlledBroker) -> None:
     result = controlled.control("group", "wait", "cli-nobody", "--timeout", "0.1")
     assert result.returncode == 1
