@@ -2,8 +2,10 @@
 
 Parts (composition, no inheritance): `classic.join`, `classic.sync`, `classic.heartbeat` (liveness),
 `classic.leave`, `classic.rebalance` (the phases and their delayed operations) and `offset_manager`.
-They share one `Runtime` (groups, purgatories, outbox, record sink). A new group type (KIP-848
-`consumer`, KIP-932 `share`) is a new subpackage with its own parts, routed from here.
+They share one `Runtime` (groups, purgatories, outbox, record sink). KIP-848 consumer groups are
+the `consumer` subpackage (`consumer.heartbeat` for ConsumerGroupHeartbeat, `consumer.classic_members`
+for classic clients inside them, `consumer.groups` for their records and timers), routed from here;
+a classic request for the id of a consumer group goes there too.
 
 Writes return their records (`records.CoordinatorResult`): the sink appends them to
 `__consumer_offsets`, and only then do the answers go out. `replay` applies any record; loading
@@ -84,7 +86,7 @@ log = structlog.get_logger("kafkito.coordinator")
 
 
 class GroupCoordinator:
-    """Classic consumer groups: membership, rebalances, liveness and offsets, as Kafka does them.
+    """Classic and KIP-848 consumer groups: membership, rebalances, liveness and offsets, as Kafka.
 
     Results of JoinGroup, SyncGroup and OffsetCommit go to callbacks: at once for immediate answers,
     later for parked requests (when their delayed operation completes or the append is answered).
@@ -240,20 +242,17 @@ class GroupCoordinator:
     @entry
     def describe_consumer_groups(self, group_ids: Iterable[str]) -> list[ConsumerGroupDescription]:
         """ConsumerGroupDescribe: GROUP_ID_NOT_FOUND for unknown ids and for classic groups."""
-        described = []
-        for group_id in group_ids:
-            error = self._rt.validate_group_status(group_id, allow_empty_id=True)
-            group = self._rt.consumer_groups.get(group_id)
-            if error is not None:
-                described.append(not_found(group_id)._replace(error=error, error_message=None))
-            elif group is None:
-                classic = group_id in self._rt.groups
-                described.append(
-                    not_found(group_id, f"Group {group_id} is not a consumer group." if classic else None)
-                )
-            else:
-                described.append(describe(group, self._consumer.default_assignor.name))
-        return described
+        return [self._describe_consumer_group(group_id) for group_id in group_ids]
+
+    def _describe_consumer_group(self, group_id: str) -> ConsumerGroupDescription:
+        error = self._rt.validate_group_status(group_id, allow_empty_id=True)
+        group = self._rt.consumer_groups.get(group_id)
+        if error is not None:
+            return not_found(group_id)._replace(error=error, error_message=None)
+        if group is None:
+            classic = group_id in self._rt.groups
+            return not_found(group_id, f"Group {group_id} is not a consumer group." if classic else None)
+        return describe(group, self._consumer.default_assignor.name)
 
     @entry
     def on_topics_changed(self) -> None:
