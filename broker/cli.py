@@ -96,12 +96,12 @@ def _run_serve(args: argparse.Namespace) -> int:
     # 0 after a clean stop, 1 when a component failed to close (logged); a second signal exits at once.
     if control is None:
         return runner(Broker(config).serve())
-    from kafkito.broker.control.server import serve_with_control
+    from kafkito.broker.control.server import ControlBindError, serve_with_control
 
     try:
         return runner(serve_with_control(Broker(config), control))
-    except OSError as exc:  # the control address could not be bound; the broker did not start
-        print(f"kafkito: --control {control.host}:{control.port}: {exc.strerror or exc}", file=sys.stderr)
+    except ControlBindError as exc:  # the broker did not start
+        print(f"kafkito: --control {control.host}:{control.port}: {exc.strerror}", file=sys.stderr)
         return 2
 
 

@@ -24,6 +24,10 @@ log = structlog.get_logger("kafkito.control")
 SHUTDOWN_TIMEOUT_S = 1.0  # a wait still open when the broker stops is cut off after this
 
 
+class ControlBindError(OSError):
+    """The control endpoint's address could not be bound (the broker was not started)."""
+
+
 class BrokerAdapter:
     """The `BrokerView` of a `Broker`: its steering, and its topology once it serves."""
 
@@ -93,10 +97,14 @@ class ControlServer:
 async def serve_with_control(broker: Broker, address: ControlAddress) -> int:
     """`broker.serve()` with the control endpoint at `address` for as long as the broker serves.
 
-    The endpoint is bound first, so that a busy port fails before the broker starts (OSError).
+    The endpoint is bound first, so that a busy port fails before the broker starts
+    (ControlBindError); the broker's own failures pass through unchanged.
     """
     control = ControlServer(broker, address)
-    await control.start()
+    try:
+        await control.start()
+    except OSError as exc:
+        raise ControlBindError(exc.errno, exc.strerror or str(exc)) from exc
     try:
         return await broker.serve()
     finally:
