@@ -154,8 +154,8 @@ def groups_of(api_key: int, request: Any) -> list[str]:
 
 def topic_name(topic: Any, shape: Shape, by_id: TopicName) -> str | None:
     name: str | None = getattr(topic, shape.name, None)
-    if name is None and (topic_id := getattr(topic, "topic_id", None)) is not None:
-        name = by_id(topic_id)
+    if not name and (topic_id := getattr(topic, "topic_id", None)) is not None:
+        name = by_id(topic_id)  # the versions that name topics by id leave the name empty
     return name
 
 
@@ -224,13 +224,18 @@ def merge(response: Any, shape: Shape, faulted: list[Any], api_key: int, version
         entries = out.pop(shape.out_partitions)
         parts_field = topic_cls.fields[shape.out_partitions]
         made = [parts_field.data_class(**e) for e in entries]
-        same = next((t for t in topics if getattr(t, shape.name, None) == out[shape.name]), None)
-        if same is not None and out[shape.name] is not None:
+        key = (out[shape.name], out["topic_id"])
+        same = next((t for t in topics if (getattr(t, shape.name, None), _topic_id(t)) == key), None)
+        if same is not None:
             setattr(same, shape.out_partitions, list(getattr(same, shape.out_partitions)) + made)
         else:
             topics.append(topic_cls.data_class(**out, **{shape.out_partitions: made}))
     setattr(response, shape.out_topics, topics)
     return response
+
+
+def _topic_id(topic: Any) -> Any:
+    return getattr(topic, "topic_id", None)
 
 
 def partition_error_response(api_key: int, version: int, shape: Shape, faulted: list[Any]) -> Any:
