@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger("kafkito.steering")
 
 Reply = bytes | None
-_PRODUCE = 0
+_PRODUCE, _FETCH = 0, 1
 
 
 class Request:
@@ -134,6 +134,8 @@ def _apply(request: Request, rule: FaultRule) -> Reply | Awaitable[Reply]:
             return None  # acks=0: the producer hears nothing either way
         response = partition_error_response(api_key, version, shape, faulted)
         return encode_response(response, header.correlation_id)
+    if api_key == _FETCH:
+        request.body.max_wait_ms = 0  # a partition error answers a fetch at once, as in Kafka
     result = request.handle()
     if inspect.isawaitable(result):
         return _merge_later(result, request, shape, faulted)
