@@ -30,8 +30,9 @@ from kafkito.broker.coordinator.classic.sync import Sync
 from kafkito.broker.coordinator.config import CoordinatorConfig
 from kafkito.broker.coordinator.consumer.assignors import Assignor
 from kafkito.broker.coordinator.consumer.classic_members import ClassicMembers
-from kafkito.broker.coordinator.consumer.describe import describe, not_found
+from kafkito.broker.coordinator.consumer.describe import describe_group
 from kafkito.broker.coordinator.consumer.group import ConsumerGroup
+from kafkito.broker.coordinator.consumer.group_configs import GroupConfigs
 from kafkito.broker.coordinator.consumer.groups import (
     ConsumerGroups,
     group_tombstones,
@@ -242,17 +243,13 @@ class GroupCoordinator:
     @entry
     def describe_consumer_groups(self, group_ids: Iterable[str]) -> list[ConsumerGroupDescription]:
         """ConsumerGroupDescribe: GROUP_ID_NOT_FOUND for unknown ids and for classic groups."""
-        return [self._describe_consumer_group(group_id) for group_id in group_ids]
+        assignor = self._consumer.default_assignor.name
+        return [describe_group(self._rt, group_id, assignor) for group_id in group_ids]
 
-    def _describe_consumer_group(self, group_id: str) -> ConsumerGroupDescription:
-        error = self._rt.validate_group_status(group_id, allow_empty_id=True)
-        group = self._rt.consumer_groups.get(group_id)
-        if error is not None:
-            return not_found(group_id)._replace(error=error, error_message=None)
-        if group is None:
-            classic = group_id in self._rt.groups
-            return not_found(group_id, f"Group {group_id} is not a consumer group." if classic else None)
-        return describe(group, self._consumer.default_assignor.name)
+    @property
+    def group_configs(self) -> GroupConfigs:
+        """The GROUP config resources (consumer.session.timeout.ms, consumer.heartbeat.interval.ms)."""
+        return self._consumer.configs
 
     @entry
     def on_topics_changed(self) -> None:

@@ -12,6 +12,7 @@ from kafkito.protocol.errors import ErrorCode
 TOPIC = 2
 BROKER = 4
 BROKER_LOGGER = 8
+GROUP = 32
 
 T = TypeVar("T")
 

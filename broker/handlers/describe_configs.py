@@ -1,4 +1,5 @@
-"""DescribeConfigs (32): topic configs (effective value and source) and the broker's own properties.
+"""DescribeConfigs (32): topic configs (effective value and source), the broker's own properties and
+a group's configs (GROUP resource: consumer.session.timeout.ms, consumer.heartbeat.interval.ms).
 
 v1 synonyms + config source; v2 no change; v3 config type + documentation; v4 flexible.
 """
@@ -13,6 +14,7 @@ from kafkito.broker.context import RequestContext
 from kafkito.broker.handlers.config_resources import (
     BROKER,
     BROKER_LOGGER,
+    GROUP,
     TOPIC,
     InvalidResource,
     check_broker_name,
@@ -25,7 +27,9 @@ VERSIONS = (1, 4)
 _STATIC_BROKER_CONFIG = 4
 _DYNAMIC_BROKER_CONFIG = 2
 _DEFAULT_CONFIG = 5
+_GROUP_CONFIG = 8
 _STRING = 2
+_INT = 3
 
 
 class DescribeConfigsResource(Protocol):
@@ -85,6 +89,11 @@ def _rows(ctx: RequestContext, resource: DescribeConfigsResource) -> list[dict[s
         return _broker_rows(ctx)
     if resource.resource_type == BROKER_LOGGER:
         return []
+    if resource.resource_type == GROUP:
+        return [
+            _row(name, str(value), _GROUP_CONFIG if overridden else _DEFAULT_CONFIG, _INT)
+            for name, value, overridden in ctx.groups.group_configs.describe(resource.resource_name)
+        ]
     raise InvalidResource(f"unsupported resource type {resource.resource_type}")
 
 

@@ -1,4 +1,5 @@
-"""IncrementalAlterConfigs (44): SET/DELETE/APPEND/SUBTRACT topic configs; broker properties set in memory.
+"""IncrementalAlterConfigs (44): SET/DELETE/APPEND/SUBTRACT topic configs; broker properties and
+group configs (GROUP resource) set in memory.
 
 v1 flexible.
 """
@@ -11,13 +12,16 @@ from typing import Any, Protocol
 
 from kafkito.broker.config import ConfigError
 from kafkito.broker.context import RequestContext
+from kafkito.broker.coordinator.consumer.group_configs import GroupConfigError
 from kafkito.broker.handlers.config_resources import (
     BROKER,
+    GROUP,
     TOPIC,
     InvalidResource,
     check_broker_name,
     resource_result,
 )
+from kafkito.broker.log.errors import InvalidConfig
 
 API_KEY = 44
 VERSIONS = (0, 1)
@@ -85,11 +89,27 @@ def _alter_broker(
         raise InvalidResource(str(exc)) from exc
 
 
+def _alter_group(
+    ctx: RequestContext, name: str, configs: Sequence[AlterableConfig], validate_only: bool
+) -> None:
+    """A consumer group's configs (SET and DELETE; they are numbers, not lists)."""
+    to_set = {c.name: c.value or "" for c in configs if c.config_operation == SET}
+    to_delete = [c.name for c in configs if c.config_operation == DELETE]
+    try:
+        if len(to_set) + len(to_delete) != len(configs):
+            raise GroupConfigError("Only SET and DELETE apply to group configs.")
+        ctx.groups.group_configs.alter(name, to_set, to_delete, validate_only)
+    except GroupConfigError as exc:
+        raise InvalidConfig(exc.message) from exc
+
+
 def _alter(ctx: RequestContext, resource: AlterConfigsResource, validate_only: bool) -> None:
     if resource.resource_type == TOPIC:
         _alter_topic(ctx, resource.resource_name, resource.configs, validate_only)
     elif resource.resource_type == BROKER:
         _alter_broker(ctx, resource.resource_name, resource.configs, validate_only)
+    elif resource.resource_type == GROUP:
+        _alter_group(ctx, resource.resource_name, resource.configs, validate_only)
     else:
         raise InvalidResource(f"unsupported resource type {resource.resource_type}")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kafkito.broker.coordinator.consumer.group import ConsumerGroup
 from kafkito.broker.coordinator.consumer.records import to_assignment
 from kafkito.broker.coordinator.consumer.results import (
@@ -11,6 +13,21 @@ from kafkito.broker.coordinator.consumer.results import (
     ConsumerMemberDescription,
 )
 from kafkito.protocol.errors import ErrorCode
+
+if TYPE_CHECKING:
+    from kafkito.broker.coordinator.runtime import Runtime
+
+
+def describe_group(rt: Runtime, group_id: str, assignor_name: str) -> ConsumerGroupDescription:
+    """ConsumerGroupDescribe of one id: GROUP_ID_NOT_FOUND for unknown ids and for classic groups."""
+    error = rt.validate_group_status(group_id, allow_empty_id=True)
+    group = rt.consumer_groups.get(group_id)
+    if error is not None:
+        return not_found(group_id)._replace(error=error, error_message=None)
+    if group is None:
+        classic = group_id in rt.groups
+        return not_found(group_id, f"Group {group_id} is not a consumer group." if classic else None)
+    return describe(group, assignor_name)
 
 
 def describe(group: ConsumerGroup, assignor_name: str) -> ConsumerGroupDescription:

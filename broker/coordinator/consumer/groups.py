@@ -14,6 +14,7 @@ import structlog
 
 from kafkito.broker.coordinator.consumer.assignors import Assignor, parse_assignors
 from kafkito.broker.coordinator.consumer.group import ConsumerGroup
+from kafkito.broker.coordinator.consumer.group_configs import GroupConfigs
 from kafkito.broker.coordinator.consumer.member import ConsumerGroupMember
 from kafkito.broker.coordinator.consumer.migration import downgrade_needed, downgrade_records
 from kafkito.broker.coordinator.consumer.plan import Context, epoch_records, removal_records
@@ -43,7 +44,15 @@ def is_consumer_group_record(record: object) -> bool:
 class ConsumerGroups:
     """Writes and replays consumer-group records, and fences members whose deadlines pass."""
 
-    __slots__ = ("assignors", "default_assignor", "on_downgraded", "rt", "timers", "topics_version")
+    __slots__ = (
+        "assignors",
+        "configs",
+        "default_assignor",
+        "on_downgraded",
+        "rt",
+        "timers",
+        "topics_version",
+    )
 
     def __init__(self, rt: Runtime, assignors: Mapping[str, Assignor] | None = None) -> None:
         self.rt = rt
@@ -52,6 +61,7 @@ class ConsumerGroups:
             assignors = {a.name: a for a in chosen}
         self.assignors: Mapping[str, Assignor] = assignors
         self.default_assignor: Assignor = next(iter(assignors.values()))
+        self.configs = GroupConfigs(rt.config)
         self.timers = MemberTimers(rt.timer, rt.outbox, self._session_expired, self._rebalance_expired)
         # Bumped by every topics change: a regex resolved at an older version is resolved again.
         self.topics_version = 0
@@ -64,7 +74,7 @@ class ConsumerGroups:
         )
 
     def session_timeout_ms(self, group_id: str) -> int:
-        return self.rt.config.group_consumer_session_timeout_ms
+        return self.configs.session_timeout_ms(group_id)
 
     def member_session_ms(self, group: ConsumerGroup, member: ConsumerGroupMember) -> int:
         """A classic member keeps the session timeout of its JoinGroup; others the group's."""
@@ -73,7 +83,7 @@ class ConsumerGroups:
         return self.session_timeout_ms(group.group_id)
 
     def heartbeat_interval_ms(self, group_id: str) -> int:
-        return self.rt.config.group_consumer_heartbeat_interval_ms
+        return self.configs.heartbeat_interval_ms(group_id)
 
     # -- replay ---------------------------------------------------------------------------------
 
