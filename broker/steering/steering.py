@@ -15,6 +15,9 @@ from kafkito.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
     from kafkito.broker.app import Broker
+    from kafkito.broker.coordinator.classic.group import ClassicGroup
+    from kafkito.broker.coordinator.consumer.results import ConsumerGroupDescription
+    from kafkito.broker.coordinator.results import GroupSummary
 
 log = structlog.get_logger("kafkito.steering")
 
@@ -148,30 +151,16 @@ class Steering:
     # -- groups ---------------------------------------------------------------------------------
 
     def describe_group(self, group_id: str) -> dict[str, Any] | None:
-        """The group's state, generation, protocol and members, or None for a group that does not exist."""
+        """The group's type, state, generation (a consumer group's epoch), protocol and members, or None
+        for a group that does not exist. States are Kafka's names ("Stable", "PreparingRebalance",
+        "Reconciling", ...)."""
         coordinator = self._broker.coordinator
         group = coordinator.get_group(group_id)
-        if group is None:
-            return None
-        described = coordinator.describe_groups([group_id])[0]
-        summary = described.summary
-        return {
-            "group_id": group_id,
-            "state": summary.state,
-            "protocol_type": summary.protocol_type,
-            "protocol": summary.protocol or None,
-            "generation": getattr(group, "generation_id", None),
-            "leader": getattr(group, "leader_id", None),
-            "members": [
-                {
-                    "member_id": m.member_id,
-                    "group_instance_id": m.group_instance_id,
-                    "client_id": m.client_id,
-                    "client_host": m.client_host,
-                }
-                for m in summary.members
-            ],
-        }
+        if group is not None:
+            return _classic(group_id, coordinator.describe_groups([group_id])[0].summary, group)
+        if coordinator.get_consumer_group(group_id) is not None:
+            return _consumer(coordinator.describe_consumer_groups([group_id])[0])
+        return None
 
     def group_timeline(self, group_id: str) -> list[dict[str, Any]]:
         """What the coordinator recorded for the group (transitions, member events), oldest first."""
@@ -182,3 +171,47 @@ class Steering:
     def _update(self) -> None:
         """Dispatch takes the steered path only while a rule or a black hole is in force."""
         self._broker.steered = bool(len(self.rules) or self.blackholed)
+
+
+def _classic(group_id: str, summary: GroupSummary, group: ClassicGroup) -> dict[str, Any]:
+    return {
+        "group_id": group_id,
+        "type": "classic",
+        "state": summary.state,
+        "protocol_type": summary.protocol_type,
+        "protocol": summary.protocol or None,
+        "generation": group.generation_id,
+        "leader": group.leader_id,
+        "members": [
+            {
+                "member_id": m.member_id,
+                "group_instance_id": m.group_instance_id,
+                "client_id": m.client_id,
+                "client_host": m.client_host,
+            }
+            for m in summary.members
+        ],
+    }
+
+
+def _consumer(described: ConsumerGroupDescription) -> dict[str, Any]:
+    return {
+        "group_id": described.group_id,
+        "type": "consumer",
+        "state": described.state.capitalize(),  # the wire's "stable" is Kafka's Stable
+        "protocol_type": "consumer",
+        "protocol": described.assignor_name,
+        "generation": described.group_epoch,
+        "assignment_epoch": described.assignment_epoch,
+        "leader": None,
+        "members": [
+            {
+                "member_id": m.member_id,
+                "group_instance_id": m.instance_id,
+                "client_id": m.client_id,
+                "client_host": m.client_host,
+                "member_epoch": m.member_epoch,
+            }
+            for m in described.members
+        ],
+    }

@@ -20,7 +20,10 @@ from tests.support.waiting import DEADLINE_S, wait_until
 MEMBER = """
 import sys
 from confluent_kafka import Consumer
-c = Consumer({"bootstrap.servers": sys.argv[1], "group.id": sys.argv[2], "client.id": "doomed"})
+config = {"bootstrap.servers": sys.argv[1], "group.id": sys.argv[2], "client.id": "doomed"}
+if len(sys.argv) > 4:
+    config["group.protocol"] = sys.argv[4]
+c = Consumer(config)
 c.subscribe([sys.argv[3]], on_assign=lambda c, ps: print("assigned", len(ps), flush=True))
 while True:
     c.poll(0.2)
@@ -179,3 +182,28 @@ def test_a_restart_keeps_the_time_the_clock_was_advanced_by(kafkito: KafkitoHand
     kafkito.advance(31 * 60_000)
     assert consumer.committed(tp) is None
     consumer.close()
+
+
+def test_a_kip848_member_killed_without_leaving_is_evicted_right_after_advancing_its_session(
+    kafkito: KafkitoHandle,
+) -> None:
+    kafkito.create_topic("jobs", partitions=2)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", MEMBER, kafkito.bootstrap_servers, "new-workers", "jobs", "consumer"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().startswith("assigned 2")
+        group = kafkito.wait_for_group("new-workers", "Stable", members=1)
+        assert group["type"] == "consumer"
+    finally:
+        proc.kill()  # no leave heartbeat: only the session timeout can tell
+        proc.wait()
+    assert len(kafkito.describe_group("new-workers")["members"]) == 1
+
+    kafkito.advance(45_000)  # group.consumer.session.timeout.ms
+
+    after = kafkito.describe_group("new-workers")
+    assert after["state"] == "Empty" and after["members"] == []
+    assert after["generation"] > group["generation"]
