@@ -44,6 +44,7 @@ class Steering:
         inside the window fires too (a session expiry's rebalance, a transaction's abort). Covers the
         purgatory's timer: group sessions, rebalances and delayed joins, transaction timeouts and
         transactional-id expiration, offset retention. Returns the new broker time in ms.
+        Every client looks silent for `ms`: a live member whose session is shorter is evicted too.
         """
         if isinstance(ms, bool) or not isinstance(ms, int) or ms < 0:
             raise ValueError(f"advance takes a whole, non-negative number of ms, not {ms!r}")
