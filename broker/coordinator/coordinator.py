@@ -124,6 +124,10 @@ class GroupCoordinator:
         self._classic_members = ClassicMembers(rt, self._consumer)
         self._liveness.other_groups = self._classic_member_heartbeat
         self._consumer.on_downgraded = self._downgraded
+        # A classic group converted to a consumer group: whoever is parked rejoins the new group.
+        self._consumer.on_upgraded = lambda group: self._retire(
+            group, ErrorCode.REBALANCE_IN_PROGRESS, "converted to a consumer group"
+        )
         # Heartbeat: the hottest call goes straight to liveness, itself an entry (no extra call).
         self.heartbeat: Callable[[str | None, str, str | None, int], ErrorCode] = self._liveness.heartbeat
 
@@ -458,19 +462,20 @@ class GroupCoordinator:
         if consumer_group is not None:
             consumer_group.dead = True
             self._consumer.timers.cancel_group(group_id)
-        if group is None:
-            return
+        if group is not None:
+            self._retire(group, ErrorCode.NOT_COORDINATOR, "unloaded")
+
+    def _retire(self, group: ClassicGroup, error: ErrorCode, reason: str) -> None:
+        """A classic group goes Dead: its parked joins and syncs get `error`, its timers end."""
         previous = group.state
-        self._rt.transition(group, GroupState.DEAD, "unloaded")
+        self._rt.transition(group, GroupState.DEAD, reason)
         if previous is GroupState.PREPARING_REBALANCE:
             for member in group.members():
-                self._rebalance.reply_join(
-                    group, member, JoinGroupResult(member.member_id, ErrorCode.NOT_COORDINATOR)
-                )
+                self._rebalance.reply_join(group, member, JoinGroupResult(member.member_id, error))
             self._rebalance.check_join(group)
         elif previous in AFTER_JOIN:
             for member in group.members():
-                self._rebalance.reply_sync(member, SyncGroupResult(ErrorCode.NOT_COORDINATOR))
+                self._rebalance.reply_sync(member, SyncGroupResult(error))
                 self._liveness.check_session(group, member.member_id)
         self._rebalance.remove_sync_expiration(group)
 

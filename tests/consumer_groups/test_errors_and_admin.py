@@ -92,17 +92,19 @@ def test_group_max_size_reached() -> None:
     assert h.join("g", Member("b", ("t",))).error is ErrorCode.GROUP_MAX_SIZE_REACHED
 
 
-def test_a_classic_group_with_members_is_not_taken_over() -> None:
+def test_a_classic_group_of_another_protocol_type_is_not_taken_over() -> None:
     h = Harness()
     replies: list[JoinGroupResult] = []
     h.coordinator.join_group(
-        JoinGroupRequest("g", "", None, "c", "h", 30000, 10000, "consumer", (("range", b""),), api_version=3),
+        JoinGroupRequest("g", "", None, "c", "h", 30000, 10000, "connect", (("v1", b""),), api_version=3),
         replies.append,
     )
     classic = h.coordinator.get_group("g")
     assert classic is not None and classic.size == 1  # joining (parked for the initial delay)
     result = h.heartbeat(_join_request())
     assert result.error is ErrorCode.GROUP_ID_NOT_FOUND
+    assert result.error_message is not None and "'connect'" in result.error_message
+    assert h.coordinator.get_consumer_group("g") is None
 
 
 def test_offset_commit_checks_the_member_epoch() -> None:

@@ -128,3 +128,33 @@ def test_no_downgrade_when_the_policy_forbids_it() -> None:
     h.heartbeat(heartbeat_request("g", "a", -1))
     group = h.group("g")
     assert list(group.members) == [classic.member_id]
+
+
+def test_an_upgrade_mid_rebalance_sends_the_parked_members_to_the_consumer_group() -> None:
+    h = Harness()
+    first = _stable_classic_group(h)
+    second = ClassicClient(h)
+    parked: list[JoinGroupResult] = []
+    request = JoinGroupRequest(
+        "g", "", "second-instance", "classic", "/h", 30_000, SESSION, "consumer",
+        (("range", subscription("t")),), api_version=5,
+    )  # fmt: skip
+    h.coordinator.join_group(request, parked.append)  # static: no MEMBER_ID_REQUIRED round trip
+    group = h.coordinator.get_group("g")
+    assert group is not None and group.is_(GroupState.PREPARING_REBALANCE) and not parked
+    a = Member("a", ("t",))
+    assert h.join("g", a).error is ErrorCode.NONE
+    assert [r.error for r in parked] == [ErrorCode.REBALANCE_IN_PROGRESS]
+    assert group.is_(GroupState.DEAD)
+    consumer = h.group("g")
+    assert len(consumer.members) == 3
+    # Everyone settles as members of the consumer group, each partition owned once.
+    second.member_id = next(m for m in consumer.members if m.startswith("second-instance"))
+    for _ in range(6):
+        for client in (first, second):
+            if client.heartbeat() is not ErrorCode.NONE:
+                client.rebalance()
+        h.beat("g", a)
+    owned = [first.owned, second.owned, {p for ps in a.owned.values() for p in ps}]
+    assert sorted(p for o in owned for p in o) == [0, 1, 2, 3]
+    assert h.group("g").state.value == "Stable"

@@ -32,6 +32,7 @@ from kafkito.broker.coordinator.records import CoordinatorRecord, CoordinatorRes
 from kafkito.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
+    from kafkito.broker.coordinator.classic.group import ClassicGroup
     from kafkito.broker.coordinator.runtime import Runtime
 
 log = structlog.get_logger("kafkito.coordinator")
@@ -49,6 +50,7 @@ class ConsumerGroups:
         "configs",
         "default_assignor",
         "on_downgraded",
+        "on_upgraded",
         "rt",
         "timers",
         "topics_version",
@@ -67,6 +69,8 @@ class ConsumerGroups:
         self.topics_version = 0
         # Told when a group turned back into a classic group (the coordinator starts its rebalance).
         self.on_downgraded: Callable[[str], None] = lambda _group_id: None
+        # Told when a classic group became a consumer group (the coordinator retires the old one).
+        self.on_upgraded: Callable[[ClassicGroup], None] = lambda _group: None
 
     def context(self) -> Context:
         return Context(

@@ -13,7 +13,6 @@ import uuid
 import structlog
 
 from kafkito.broker.coordinator.classic.group import ClassicGroup
-from kafkito.broker.coordinator.classic.state import GroupState
 from kafkito.broker.coordinator.consumer.group import STATIC_LEFT_EPOCH, ConsumerGroup
 from kafkito.broker.coordinator.consumer.groups import ConsumerGroups
 from kafkito.broker.coordinator.consumer.member import ConsumerGroupMember
@@ -117,7 +116,7 @@ class Heartbeats:
                 self.rt.outbox.send(callback, _failed(group_write_error(error), None, interval))
                 return
             if retired is not None:  # its timers and parked requests end with it
-                self.rt.transition(retired, GroupState.DEAD, "converted to a consumer group")
+                self.groups.on_upgraded(retired)
             written = self.rt.consumer_groups.get(group_id)
             if written is not None:
                 for member_id in written.members if upgrade else (plan.member.member_id,):

@@ -1,8 +1,9 @@
 """Online migration between the group types (`group.consumer.migration.policy`), as Kafka 4 does it.
 
-- Upgrade: a consumer-protocol member joining a Stable classic group of the `consumer` protocol
-  turns it into a consumer group. Each classic member becomes a classic member of the consumer group,
-  keeping its assignment at the classic generation, which becomes the group epoch.
+- Upgrade: a consumer-protocol member joining a classic group of the `consumer` protocol turns it
+  into a consumer group (members parked in a rebalance are told REBALANCE_IN_PROGRESS). Each
+  classic member becomes a classic member of the consumer group, keeping its assignment at the
+  classic generation, which becomes the group epoch.
 - Downgrade: when the last consumer-protocol member leaves (or is fenced) and only classic members
   remain, the group turns back into a classic group. It is written as a classic group record with
   the members' current assignments, and then it rebalances.
@@ -15,7 +16,6 @@ import uuid
 from typing import TYPE_CHECKING
 
 from kafkito.broker.coordinator.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup
-from kafkito.broker.coordinator.classic.state import GroupState
 from kafkito.broker.coordinator.consumer.classic_protocol import (
     decode_assignment,
     decode_subscription,
@@ -58,8 +58,6 @@ def can_upgrade(classic: ClassicGroup, config: CoordinatorConfig) -> str | None:
         return "the online upgrade is disabled (group.consumer.migration.policy)"
     if classic.protocol_type != CONSUMER_PROTOCOL_TYPE:
         return f"it uses the protocol type {classic.protocol_type!r}, not 'consumer'"
-    if not classic.is_(GroupState.STABLE):
-        return f"it is {classic.state.value}, not Stable"
     if classic.size >= config.group_consumer_max_size:
         return "it is at the consumer group maximum size"
     return None
