@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import struct
 
-from kafkito.broker.coordinator import JoinGroupRequest, LeavingMember, SyncGroupRequest
+from kafkito.broker.coordinator import (
+    JoinGroupRequest,
+    LeavingMember,
+    OffsetAndMetadata,
+    OffsetCommitRequest,
+    SyncGroupRequest,
+    TopicPartition,
+)
 from kafkito.broker.coordinator.consumer.classic_protocol import decode_subscription, encode_assignment
 from kafkito.broker.coordinator.results import JoinGroupResult, SyncGroupResult
 from kafkito.protocol.errors import ErrorCode
@@ -143,6 +150,16 @@ def test_classic_member_errors() -> None:
     assert replies[0].error is ErrorCode.ILLEGAL_GENERATION
     assert h.coordinator.heartbeat("g", "nobody", None, 1) is ErrorCode.UNKNOWN_MEMBER_ID
     assert h.coordinator.heartbeat("g", classic.member_id, None, 99) is ErrorCode.ILLEGAL_GENERATION
+    # Its commits are checked by generation (its member epoch): ILLEGAL_GENERATION, as classic clients expect.
+    tp = TopicPartition("t", 0)
+    for generation, error in (
+        (classic.generation + 1, ErrorCode.ILLEGAL_GENERATION),
+        (classic.generation, ErrorCode.NONE),
+    ):
+        out: list[dict[TopicPartition, ErrorCode]] = []
+        commit = OffsetCommitRequest("g", classic.member_id, None, generation, {tp: OffsetAndMetadata(1)})
+        h.coordinator.commit_offsets(commit, out.append)
+        assert out[0][tp] is error
     # A consumer-protocol member cannot heartbeat as a classic one.
     assert h.coordinator.heartbeat("g", "a", None, 1) is ErrorCode.UNKNOWN_MEMBER_ID
     bad_protocol: list[JoinGroupResult] = []

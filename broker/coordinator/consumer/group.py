@@ -219,7 +219,9 @@ class ConsumerGroup:
         if member is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
         if member_epoch != member.member_epoch:
-            return ErrorCode.STALE_MEMBER_EPOCH if not transactional else ErrorCode.ILLEGAL_GENERATION
+            # A classic member knows generations, not epochs (and so does a transactional commit).
+            classic = member.classic_member is not None
+            return ErrorCode.ILLEGAL_GENERATION if classic or transactional else ErrorCode.STALE_MEMBER_EPOCH
         return None
 
     def validate_offset_fetch(self, member_id: str, member_epoch: int) -> ErrorCode | None:
