@@ -2,7 +2,8 @@
 
 Each member's current and target assignments are named here (topic id -> name, from the topics
 service); a topic deleted since is left out, as Kafka leaves out a topic missing from its metadata.
-v1 (KIP-1099): the member type (0 classic, 1 consumer); the request is unchanged.
+v1 (KIP-1099): the member type (0 classic, 1 consumer); the request is unchanged. An empty group id
+is INVALID_GROUP_ID; a group that cannot be described carries only its id, error and message.
 """
 
 from __future__ import annotations
@@ -58,18 +59,35 @@ def _member(ctx: RequestContext, member: ConsumerMemberDescription) -> dict[str,
     )
 
 
-def _group(ctx: RequestContext, group: ConsumerGroupDescription, operations: int) -> dict[str, Any]:
-    described = group.error == ErrorCode.NONE
+def _error(group_id: str, error: ErrorCode, message: str | None) -> dict[str, Any]:
+    """A group Kafka could not describe: its id, the error and its message, every other field at its
+    default (as Kafka answers)."""
     return dict(
-        error_code=group.error,
-        error_message=group.error_message,
+        error_code=error,
+        error_message=message,
+        group_id=group_id,
+        group_state="",
+        group_epoch=0,
+        assignment_epoch=0,
+        assignor_name="",
+        members=[],
+        authorized_operations=AUTHORIZED_OPERATIONS_OMITTED,
+    )
+
+
+def _group(ctx: RequestContext, group: ConsumerGroupDescription, operations: int) -> dict[str, Any]:
+    if group.error != ErrorCode.NONE:
+        return _error(group.group_id, group.error, group.error_message)
+    return dict(
+        error_code=ErrorCode.NONE,
+        error_message=None,
         group_id=group.group_id,
         group_state=group.state,
         group_epoch=group.group_epoch,
         assignment_epoch=group.assignment_epoch,
         assignor_name=group.assignor_name,
         members=[_member(ctx, m) for m in group.members],
-        authorized_operations=operations if described else AUTHORIZED_OPERATIONS_OMITTED,
+        authorized_operations=operations,
     )
 
 
@@ -77,5 +95,10 @@ def handle(ctx: RequestContext, request: ConsumerGroupDescribeRequestBody) -> An
     operations = (
         GROUP_OPERATIONS_BITS if request.include_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED
     )
-    groups = ctx.groups.describe_consumer_groups(list(request.group_ids))
-    return ctx.response(throttle_time_ms=0, groups=[_group(ctx, g, operations) for g in groups])
+    # An empty group id is refused before any group is looked up, as Kafka's coordinator service does.
+    described = iter(ctx.groups.describe_consumer_groups([g for g in request.group_ids if g]))
+    groups = [
+        _group(ctx, next(described), operations) if g else _error("", ErrorCode.INVALID_GROUP_ID, None)
+        for g in request.group_ids
+    ]
+    return ctx.response(throttle_time_ms=0, groups=groups)

@@ -136,11 +136,29 @@ def test_unknown_and_classic_groups_are_not_found(broker: ThreadBroker, version:
         )
     by_id = {g.group_id: g for g in response.groups}
     assert set(by_id) == {"nobody", "classic-one"}
-    for group in by_id.values():
+    for group in by_id.values():  # only the id, the error and its message; every other field at its default
         assert group.error_code == ErrorCode.GROUP_ID_NOT_FOUND
         assert group.error_message
+        assert (group.group_state, group.group_epoch, group.assignment_epoch, group.assignor_name) == (
+            "",
+            0,
+            0,
+            "",
+        )
         assert group.members == []
         assert group.authorized_operations == OMITTED
+    assert by_id["classic-one"].error_message == "Group classic-one is not a consumer group."
+
+
+@pytest.mark.parametrize("version", [0, 1])
+def test_an_empty_group_id_is_invalid(
+    broker: ThreadBroker, consumer_group: tuple[str, str, uuid.UUID], version: int
+) -> None:
+    with WireClient(broker.bootstrap) as client:
+        response = client.request(69, version, group_ids=["", "cg"], include_authorized_operations=False)
+    empty, described = response.groups
+    assert (empty.group_id, empty.error_code, empty.error_message) == ("", ErrorCode.INVALID_GROUP_ID, None)
+    assert (described.group_id, described.error_code) == ("cg", ErrorCode.NONE)
 
 
 @pytest.mark.parametrize("version", range(0, 6))
