@@ -126,7 +126,7 @@ class Broker:
         self.coordinator.topics = TopicsOfGroups(logs)
         return Services(
             cluster=Cluster(self.config, self.cluster_id, self._bound_port),
-            topics=Topics(logs, self.fetches, self.coordinator.on_topics_changed),
+            topics=Topics(logs, self.fetches, self.coordinator.on_topics_changed, self.offsets.ensure_topic),
             fetches=self.fetches,
             configs=BrokerConfigs(self.config, logs),
             producer_ids=self.producer_ids,

@@ -87,15 +87,22 @@ class Topics:
     `get_by_id(topic_id)` return None for an unknown topic.
     """
 
-    __slots__ = ("_fetches", "_logs", "_on_change", "get", "get_by_id", "get_log")
+    __slots__ = ("_fetches", "_logs", "_on_change", "ensure_offsets_topic", "get", "get_by_id", "get_log")
 
     def __init__(
-        self, logs: LogManager, fetches: Fetches, on_change: Callable[[], None] = lambda: None
+        self,
+        logs: LogManager,
+        fetches: Fetches,
+        on_change: Callable[[], None] = lambda: None,
+        ensure_offsets_topic: Callable[[], bool] = lambda: True,
     ) -> None:
         self._logs = logs
         self._fetches = fetches
         # Told after a topic is created, deleted or grows (consumer groups' subscriptions follow).
         self._on_change = on_change
+        # Creates `__consumer_offsets` if missing (FindCoordinator of a group, Metadata naming it, as
+        # in Kafka); False if that failed (logged).
+        self.ensure_offsets_topic = ensure_offsets_topic
         self.get_log: Callable[[str, int], PartitionLog] = logs.get_log
         self.get: Callable[[str], TopicInfo | None] = logs.topic
         self.get_by_id: Callable[[uuid.UUID], TopicInfo | None] = logs.topic_by_id

@@ -32,10 +32,13 @@ def handle(ctx: RequestContext, request: FindCoordinatorRequestBody) -> Any:
     error = (
         ErrorCode.NONE if key_type in (GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE) else ErrorCode.INVALID_REQUEST
     )
+    message = None if error is ErrorCode.NONE else f"unknown coordinator key type {key_type}"
+    # A group's coordinator needs `__consumer_offsets`: Kafka creates it here, on first use.
+    if key_type == GROUP_KEY_TYPE and not ctx.topics.ensure_offsets_topic():
+        error, message = ErrorCode.COORDINATOR_NOT_AVAILABLE, "__consumer_offsets could not be created"
     ok = error is ErrorCode.NONE
     node_id = ctx.cluster.node_id if ok else -1
     host, port = ctx.cluster.advertised if ok else ("", -1)
-    message = None if ok else f"unknown coordinator key type {key_type}"
     if ctx.version >= 4:
         return ctx.response(
             throttle_time_ms=0,

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.log.errors import LogError
 from kafkito.broker.log.manager import TopicInfo, validate_topic_name
 from kafkito.protocol.errors import ErrorCode
+
+if TYPE_CHECKING:
+    from kafkito.broker.services import Topics
 
 API_KEY = 3
 VERSIONS = (0, 12)
@@ -61,6 +64,14 @@ def _error_entry(name: str | None, code: ErrorCode, topic_id: Any = None) -> dic
     return dict(error_code=code, name=name, topic_id=topic_id, is_internal=False, partitions=[])
 
 
+def _named(topics: Topics, name: str) -> TopicInfo | None:
+    """The topic called `name`; `__consumer_offsets` is created when first asked for, as in Kafka."""
+    info = topics.get(name)
+    if info is None and name == OFFSETS_TOPIC and topics.ensure_offsets_topic():
+        info = topics.get(name)
+    return info
+
+
 def handle(ctx: RequestContext, request: MetadataRequest) -> Any:
     cluster = ctx.cluster
     node_id = cluster.node_id
@@ -85,7 +96,7 @@ def handle(ctx: RequestContext, request: MetadataRequest) -> Any:
                 else:
                     entries.append(_topic_entry(info, node_id))
                 continue
-            info = topics.get(name)
+            info = _named(topics, name)
             if info is None:
                 try:
                     validate_topic_name(name)

@@ -133,8 +133,17 @@ class LogRecordSink:
     `loading` are being replayed: their groups are not served yet.
     """
 
-    def __init__(self, logs: LogManager, num_partitions: int, time: TimeBase) -> None:
+    def __init__(
+        self,
+        logs: LogManager,
+        num_partitions: int,
+        time: TimeBase,
+        create_topic: Callable[[], bool] | None = None,
+    ) -> None:
         self._logs = logs
+        # Creates `__consumer_offsets` before the first write when the broker started without it; once
+        # only (a topic deleted later is not brought back: its writes fail as before).
+        self._create_topic = create_topic
         self.num_partitions = num_partitions
         self.time = time
         self.loading: set[int] = set()
@@ -162,6 +171,8 @@ class LogRecordSink:
         return partition in self.loading
 
     def append(self, group_id: str, records: Sequence[CoordinatorRecord], done: AppendCallback) -> None:
+        if self._create_topic is not None:
+            self._first_write()
         time = self.time
         if len(records) > _SIZE_CHECK_FROM and self._surely_too_large(group_id, records):
             done(ErrorCode.MESSAGE_TOO_LARGE)
@@ -199,6 +210,11 @@ class LogRecordSink:
 
     # -- the log ------------------------------------------------------------------------------
 
+    def _first_write(self) -> None:
+        """Create the topic; if that fails, the write fails and the next one tries again."""
+        if self._create_topic is not None and self._create_topic():
+            self._create_topic = None
+
     def _append(
         self,
         group_id: str,
@@ -222,6 +238,8 @@ class LogRecordSink:
     def append_marker(self, marker: TransactionMarker, done: AppendCallback) -> None:
         """The producer's COMMIT or ABORT control batch on the marker's partition."""
         partition = marker.offsets_partition
+        if self._create_topic is not None:
+            self._first_write()
         try:
             plog = self._logs.get_log(OFFSETS_TOPIC, partition)
             plog.append_marker(marker.producer_id, marker.producer_epoch, marker.commit)

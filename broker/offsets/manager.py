@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -11,6 +11,7 @@ import structlog
 from kafkito.broker.chunked_load import ChunkedLoad, Defer
 from kafkito.broker.config import default
 from kafkito.broker.coordinator.offset_expiry import expired_offsets
+from kafkito.broker.log.errors import LogError
 from kafkito.broker.offsets.loader import decode_records, read_partition
 from kafkito.broker.offsets.log_sink import OFFSETS_TOPIC, LogRecordSink, TimeBase
 from kafkito.purgatory import Clock
@@ -94,15 +95,35 @@ class OffsetsManager:
         self.config = config
         self.clock = clock
         self.time = TimeBase(clock, wall_ms)
-        self.num_partitions = ensure_offsets_topic(logs, config)
-        self.sink = LogRecordSink(logs, self.num_partitions, self.time)
-        self.sink.loading.update(range(self.num_partitions))
+        # Created on first use, as Kafka does: the first group write, FindCoordinator for a group or a
+        # Metadata request naming it (`ensure_topic`). Its 50 partitions cost a first start ~5 ms.
+        exists = self._created = logs.topic(OFFSETS_TOPIC) is not None
+        self.num_partitions = ensure_offsets_topic(logs, config) if exists else config.num_partitions
+        self.sink = LogRecordSink(logs, self.num_partitions, self.time, None if exists else self.ensure_topic)
+        if exists:
+            self.sink.loading.update(range(self.num_partitions))
         self._coordinator: GroupCoordinator | None = None
         self._load = ChunkedLoad()
 
     @property
     def loaded(self) -> bool:
         return not self.sink.loading
+
+    def ensure_topic(self) -> bool:
+        """Create `__consumer_offsets` with the partition count in use, unless it exists or existed
+        (a topic deleted under the broker is not brought back: group writes fail, as before).
+
+        False if creating it failed (logged; the next group write or FindCoordinator tries again).
+        """
+        if self._created:
+            return True
+        try:
+            ensure_offsets_topic(self.logs, replace(self.config, num_partitions=self.num_partitions))
+        except (LogError, OSError) as exc:
+            log.error("offsets.topic_create_failed", error=str(exc))
+            return False
+        self._created = True
+        return True
 
     # -- loading --------------------------------------------------------------------------------
 
@@ -112,7 +133,7 @@ class OffsetsManager:
         A log of at most `load_inline_bytes` is replayed at once instead: a fresh or small broker
         then answers group requests from its first connection.
         """
-        size = sum(self.logs.get_log(OFFSETS_TOPIC, p).size_bytes for p in range(self.num_partitions))
+        size = sum(self.logs.get_log(OFFSETS_TOPIC, p).size_bytes for p in self.sink.loading)
         if size <= self.config.load_inline_bytes:
             self.load_now(coordinator)
             return
@@ -130,6 +151,9 @@ class OffsetsManager:
         self._load.stop()
 
     def _load_all(self, coordinator: GroupCoordinator) -> Generator[None, None, None]:
+        if self.logs.topic(OFFSETS_TOPIC) is None:  # not created yet (on first use): nothing to replay
+            log.info("offsets.loaded", partitions=0, ms=0)
+            return
         started = self.clock.now_ms()
         for partition in range(self.num_partitions):
             try:

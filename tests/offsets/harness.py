@@ -60,6 +60,7 @@ class OffsetsHarness:
             self.h.clock,
             self.wall,
         )
+        self.manager.ensure_topic()  # the broker creates it on first use; tests write to it directly
         self.h.sink = self.manager.sink  # type: ignore[assignment]
         self.h.coordinator = GroupCoordinator(self.h.config, self.h.clock, self.h.timer, self.manager.sink)
         self.coordinator = self.h.coordinator

@@ -54,7 +54,6 @@ def test_a_running_broker_compacts_its_offsets_log(
     broker = broker_factory(data, offsets_topic_segment_bytes=2_000, log_cleaner_backoff_ms=50)
     assert broker.broker is not None
     offsets = broker.broker.offsets
-    plog = broker.broker.logs.get_log(OFFSETS_TOPIC, offsets.sink.partition_for("busy"))
     with WireClient(broker.bootstrap) as client:
         client.request(3, 4, topics=[dict(name="t")], allow_auto_topic_creation=True)
         for i in range(300):
@@ -73,6 +72,8 @@ def test_a_running_broker_compacts_its_offsets_log(
                 ],
             )
             assert response.topics[0].partitions[0].error_code == 0
+    # The commits created the topic (on first use, as in Kafka).
+    plog = broker.broker.logs.get_log(OFFSETS_TOPIC, offsets.sink.partition_for("busy"))
     deadline = time.monotonic() + 30
     while broker.call(lambda: plog.cleaner_offset) == 0:
         assert time.monotonic() < deadline, "the offsets log was never compacted"
