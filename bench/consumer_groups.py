@@ -12,8 +12,9 @@ process on 127.0.0.1, a fresh broker for each measurement, the two protocols int
       group.initial.rebalance.delay.ms=0; done when every member holds the final generation.
     - consumer (KIP-848): ConsumerGroupHeartbeat v1 joins (epoch 0, a topic of N partitions, the
       broker's default `uniform` assignor), then a heartbeat every 100 ms reporting the partitions the
-      member owns; done when every member is at the same member epoch, the latest any answer carried,
-      and their assignments cover the topic's partitions once.
+      member owns, and one at once when its assignment changed (as clients acknowledge); done when
+      every member is at the same member epoch, the latest any answer carried, and their
+      assignments cover the topic's partitions once.
     Reported: time from the first request until done.
 (b) Heartbeat cost: `--members` members form a group, then `--connections` fresh connections each
     carry members/connections of them and keep `--window` heartbeats in flight (classic Heartbeat v4;
@@ -115,12 +116,14 @@ class NewFormation:
             if response.error_code != 0:
                 raise RuntimeError(f"heartbeat error {response.error_code}: {response.error_message}")
             epoch = response.member_epoch
+            changed = False
             if response.assignment is not None:
-                owned = [(t.topic_id, list(t.partitions)) for t in response.assignment.topic_partitions]
+                new = [(t.topic_id, list(t.partitions)) for t in response.assignment.topic_partitions]
+                changed, owned = new != owned, new
             self.epochs[member_id], self.owned[member_id] = epoch, owned
             self.latest = max(self.latest, epoch)
             self._check()
-            if not self.done.is_set():
+            if not changed and not self.done.is_set():  # a changed assignment is acknowledged at once
                 await asyncio.sleep(0.1)
 
 
