@@ -85,6 +85,21 @@ def test_unknown_member_and_fenced_epochs() -> None:
     assert stale.error is ErrorCode.NONE and stale.member_epoch == 3
 
 
+def test_a_fenced_member_rejoins_under_its_id_with_epoch_zero() -> None:
+    h, a = _joined()
+    b = Member("b", ("t",))
+    h.join("g", b)
+    converge(h, "g", [a, b])
+    kept = dict(a.owned)
+    assert h.heartbeat(heartbeat_request("g", "a", a.epoch + 3, owned=a.owned_wire())).error is (
+        ErrorCode.FENCED_MEMBER_EPOCH
+    )
+    rejoined = h.heartbeat(heartbeat_request("g", "a", 0, topics=("t",), owned=()))
+    assert rejoined.error is ErrorCode.NONE
+    assert rejoined.member_epoch == h.group("g").members["a"].member_epoch
+    assert rejoined.assignment is not None and {t: frozenset(p) for t, p in rejoined.assignment} == kept
+
+
 def test_group_max_size_reached() -> None:
     h = Harness(config=dataclasses.replace(CoordinatorConfig(), group_consumer_max_size=1))
     h.topics.create("t", 1)

@@ -270,8 +270,11 @@ class Heartbeats:
 
 def _check_epoch(member: ConsumerGroupMember, request: ConsumerHeartbeatRequest) -> None:
     """Kafka's throwIfMemberEpochIsInvalid: ahead is fenced; behind is fenced unless it is the
-    previous epoch and the member owns nothing it should not (it missed the last answer)."""
+    previous epoch and the member owns nothing it should not (it missed the last answer), or it is
+    0: a member rejoins after being fenced."""
     received = request.member_epoch
+    if received == JOIN_EPOCH:
+        return  # a fenced member rejoining under its id (KAFKA-19233): it starts over, owning nothing
     if received > member.member_epoch:
         raise HeartbeatError(
             ErrorCode.FENCED_MEMBER_EPOCH,
