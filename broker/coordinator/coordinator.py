@@ -247,8 +247,11 @@ class GroupCoordinator:
     @entry
     def describe_consumer_groups(self, group_ids: Iterable[str]) -> list[ConsumerGroupDescription]:
         """ConsumerGroupDescribe: GROUP_ID_NOT_FOUND for unknown ids and for classic groups."""
-        assignor = self._consumer.default_assignor.name
-        return [describe_group(self._rt, group_id, assignor) for group_id in group_ids]
+        consumer = self._consumer
+        return [
+            describe_group(self._rt, group_id, consumer.assignors, consumer.default_assignor)
+            for group_id in group_ids
+        ]
 
     @property
     def group_configs(self) -> GroupConfigs:

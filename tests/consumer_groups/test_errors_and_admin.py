@@ -150,13 +150,19 @@ def test_offset_commit_checks_the_member_epoch() -> None:
 
 
 def test_list_describe_and_delete() -> None:
-    h, _a = _joined()
+    h, a = _joined()
     _error, overviews = h.coordinator.list_groups(types=["consumer"])
     assert [(o.group_id, o.group_type, o.state) for o in overviews] == [("g", "consumer", "Stable")]
     assert h.coordinator.list_groups(types=["classic"])[1] == []
     described = h.coordinator.describe_consumer_groups(["g", "missing"])
     assert described[0].error is ErrorCode.NONE and described[0].members[0].member_id == "a"
     assert described[1].error is ErrorCode.GROUP_ID_NOT_FOUND
+    assert described[0].assignor_name == "uniform"
+    h.join("g", Member("r", ("t",)))
+    h.heartbeat(heartbeat_request("g", "r", 0, topics=("t",), owned=(), assignor="range"))
+    h.heartbeat(heartbeat_request("g", "a", a.epoch, owned=a.owned_wire(), assignor="range"))
+    assert h.coordinator.describe_consumer_groups(["g"])[0].assignor_name == "range"
+    h.heartbeat(heartbeat_request("g", "r", -1))
     assert h.coordinator.delete_groups(["g"]) == {"g": ErrorCode.NON_EMPTY_GROUP}
     h.heartbeat(heartbeat_request("g", "a", -1))
     assert h.group("g").state.value == "Empty"

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from kafkito.broker.coordinator.consumer.assignors import Assignor
 from kafkito.broker.coordinator.consumer.group import ConsumerGroup
 from kafkito.broker.coordinator.consumer.records import to_assignment
 from kafkito.broker.coordinator.consumer.results import (
@@ -12,14 +14,18 @@ from kafkito.broker.coordinator.consumer.results import (
     ConsumerGroupDescription,
     ConsumerMemberDescription,
 )
+from kafkito.broker.coordinator.consumer.target import preferred_assignor
 from kafkito.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
     from kafkito.broker.coordinator.runtime import Runtime
 
 
-def describe_group(rt: Runtime, group_id: str, assignor_name: str) -> ConsumerGroupDescription:
-    """ConsumerGroupDescribe of one id: GROUP_ID_NOT_FOUND for unknown ids and for classic groups."""
+def describe_group(
+    rt: Runtime, group_id: str, assignors: Mapping[str, Assignor], default: Assignor
+) -> ConsumerGroupDescription:
+    """ConsumerGroupDescribe of one id: GROUP_ID_NOT_FOUND for unknown ids and for classic groups.
+    The assignor named is the one the group uses (the most asked for, else the default)."""
     error = rt.validate_group_status(group_id, allow_empty_id=True)
     group = rt.consumer_groups.get(group_id)
     if error is not None:
@@ -27,7 +33,7 @@ def describe_group(rt: Runtime, group_id: str, assignor_name: str) -> ConsumerGr
     if group is None:
         classic = group_id in rt.groups
         return not_found(group_id, f"Group {group_id} is not a consumer group." if classic else None)
-    return describe(group, assignor_name)
+    return describe(group, preferred_assignor(group.members, assignors, default).name)
 
 
 def describe(group: ConsumerGroup, assignor_name: str) -> ConsumerGroupDescription:
