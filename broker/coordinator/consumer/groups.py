@@ -20,10 +20,15 @@ from kafkito.broker.coordinator.consumer.migration import downgrade_needed, down
 from kafkito.broker.coordinator.consumer.plan import Context, epoch_records, removal_records
 from kafkito.broker.coordinator.consumer.records import (
     CONSUMER_GROUP_RECORD_TYPES,
+    ConsumerGroupCurrentAssignmentTombstone,
+    ConsumerGroupMemberTombstone,
     ConsumerGroupMetadataTombstone,
+    ConsumerGroupPartitionMetadataRecord,
+    ConsumerGroupPartitionMetadataTombstone,
     ConsumerGroupRecord,
     ConsumerGroupRegexRecord,
     ConsumerGroupRegexTombstone,
+    ConsumerGroupTargetAssignmentMemberTombstone,
     ConsumerGroupTargetAssignmentMetadataTombstone,
 )
 from kafkito.broker.coordinator.consumer.state import ConsumerGroupState, MemberState
@@ -104,8 +109,8 @@ class ConsumerGroups:
             # Regexes resolved before a restart are not stale by the counter alone.
             self.topics_version = max(self.topics_version, record.version)
         if group is None:
-            if type(record).__name__.endswith("Tombstone"):
-                return
+            if isinstance(record, _NOT_CREATING):
+                return  # nothing to remove, or nothing kafkito keeps (Kafka 4.0's partition metadata)
             group = groups[record.group_id] = ConsumerGroup(record.group_id)
             classic = self.rt.groups.pop(record.group_id, None)
             if classic is not None:
@@ -273,3 +278,14 @@ def group_tombstones(group: ConsumerGroup) -> list[CoordinatorRecord]:
     records.append(ConsumerGroupTargetAssignmentMetadataTombstone(gid))
     records.append(ConsumerGroupMetadataTombstone(gid))
     return records
+
+
+_NOT_CREATING = (
+    ConsumerGroupPartitionMetadataRecord,
+    ConsumerGroupPartitionMetadataTombstone,
+    ConsumerGroupMemberTombstone,
+    ConsumerGroupTargetAssignmentMemberTombstone,
+    ConsumerGroupTargetAssignmentMetadataTombstone,
+    ConsumerGroupCurrentAssignmentTombstone,
+    ConsumerGroupRegexTombstone,
+)
