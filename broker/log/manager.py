@@ -88,8 +88,11 @@ class LogManager:
         self._defaults = broker_defaults(config)
         self.default_partitions = int(_lookup(config, "num.partitions"))
         self.default_replication_factor = int(_lookup(config, "default.replication.factor"))
+        self.registered_brokers = 1  # the live nodes of a multi-node cluster (broker/cluster), set by it
         self.producer_id_expiration_ms = int(_lookup(config, "producer.id.expiration.ms"))
         self.on_append: list[Callable[[str, int], None]] = []
+        # Told (name, replication factor) after a topic is created and (name, None) after it is deleted.
+        self.on_topic: list[Callable[[str, int | None], None]] = []
         self._metadata = MetadataLog(self.data_dir)
         self._image = self._metadata.load()
         self._topics = self._image.by_name  # the metadata log's image: the one truth about topics
@@ -263,9 +266,10 @@ class LogManager:
         rf = self.default_replication_factor if replication_factor == -1 else replication_factor
         if rf <= 0:
             raise InvalidReplicationFactor("replication factor must be larger than 0")
-        if rf > 1:
+        if rf > self.registered_brokers:
             raise InvalidReplicationFactor(
-                f"unable to replicate the partition {rf} time(s): only 1 broker(s) are registered"
+                f"unable to replicate the partition {rf} time(s): "
+                f"only {self.registered_brokers} broker(s) are registered"
             )
         info = TopicInfo(name, _new_topic_id(), partitions, validate_overrides(configs or {}))
         self._log_config(info)  # the overrides must resolve
@@ -279,12 +283,16 @@ class LogManager:
             raise
         self._logs.update(opened)
         log.info("topic.created", topic=name, partitions=partitions, topic_id=str(info.topic_id))
+        for listener in self.on_topic:
+            listener(name, rf)
         return info
 
     def delete_topic(self, name: str) -> TopicInfo:
         """DeleteTopics: record the removal, then close and remove the partition directories."""
         info = self._require(name)
         self._commit(remove_records(info), "deletion", name)
+        for listener in self.on_topic:
+            listener(name, None)
         for p in range(info.partitions):
             plog = self._logs.pop((name, p), None)
             try:
