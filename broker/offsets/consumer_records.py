@@ -16,7 +16,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import NamedTuple, TypeAlias
 
 from kafkito.broker.offsets.encoding import (
     I8,
@@ -60,6 +60,8 @@ VALUE_VERSION = 0
 # (topic id, partitions) pairs in the order they are written: Kafka's TopicPartitions struct.
 TopicPartitions: TypeAlias = tuple[tuple[uuid.UUID, tuple[int, ...]], ...]
 
+# Values are NamedTuples, as in `records` (imported at every start); the key stays a dataclass.
+
 
 @dataclass(slots=True, frozen=True)
 class ConsumerGroupKey:
@@ -72,8 +74,7 @@ class ConsumerGroupKey:
     regex: str | None = None
 
 
-@dataclass(slots=True, frozen=True)
-class GroupMetadataValue:
+class GroupMetadataValue(NamedTuple):
     """Type 3: the group epoch; the subscribed topics' metadata hash (0 = none) and the creation
     time (-1 = unknown) are tagged fields."""
 
@@ -82,31 +83,27 @@ class GroupMetadataValue:
     creation_time_ms: int = -1
 
 
-@dataclass(slots=True, frozen=True)
-class TopicMetadataValue:
+class TopicMetadataValue(NamedTuple):
     topic_id: uuid.UUID
     name: str
     num_partitions: int
     partition_racks: tuple[tuple[int, tuple[str, ...]], ...] = ()
 
 
-@dataclass(slots=True, frozen=True)
-class PartitionMetadataValue:
+class PartitionMetadataValue(NamedTuple):
     """Type 4 (Kafka 4.0): the subscribed topics' ids, names, partition counts and racks."""
 
     topics: tuple[TopicMetadataValue, ...]
 
 
-@dataclass(slots=True, frozen=True)
-class ClassicMemberValue:
+class ClassicMemberValue(NamedTuple):
     """A classic-protocol member of a consumer group: its session timeout and JoinGroup protocols."""
 
     session_timeout_ms: int
     supported_protocols: tuple[tuple[str, bytes], ...]
 
 
-@dataclass(slots=True, frozen=True)
-class MemberMetadataValue:
+class MemberMetadataValue(NamedTuple):
     """Type 5: a member's identity and subscription."""
 
     instance_id: str | None
@@ -120,22 +117,19 @@ class MemberMetadataValue:
     classic_member: ClassicMemberValue | None = None
 
 
-@dataclass(slots=True, frozen=True)
-class TargetAssignmentMetadataValue:
+class TargetAssignmentMetadataValue(NamedTuple):
     """Type 6: the epoch of the group's target assignment."""
 
     assignment_epoch: int
 
 
-@dataclass(slots=True, frozen=True)
-class TargetAssignmentMemberValue:
+class TargetAssignmentMemberValue(NamedTuple):
     """Type 7: one member's target assignment."""
 
     topic_partitions: TopicPartitions
 
 
-@dataclass(slots=True, frozen=True)
-class CurrentMemberAssignmentValue:
+class CurrentMemberAssignmentValue(NamedTuple):
     """Type 8: a member's epochs, reconciliation state, owned and to-be-revoked partitions."""
 
     member_epoch: int
@@ -145,8 +139,7 @@ class CurrentMemberAssignmentValue:
     partitions_pending_revocation: TopicPartitions
 
 
-@dataclass(slots=True, frozen=True)
-class RegularExpressionValue:
+class RegularExpressionValue(NamedTuple):
     """Type 16: the topics a subscription regex resolved to, the metadata version it was resolved
     at and when (wall-clock ms)."""
 
