@@ -191,3 +191,16 @@ def test_offsets_of_an_empty_consumer_group_expire_and_the_group_goes() -> None:
     assert h.coordinator.get_consumer_group("g") is None
     assert h.coordinator.get_group("g") is None
     assert h.restart().get_consumer_group("g") is None
+
+
+def test_offset_delete_on_a_consumer_group_spares_subscribed_topics() -> None:
+    h, a = _joined()
+    tp, other = TopicPartition("t", 0), TopicPartition("other", 0)
+    out: list[dict[TopicPartition, ErrorCode]] = []
+    offsets = {tp: OffsetAndMetadata(1), other: OffsetAndMetadata(2)}
+    h.coordinator.commit_offsets(OffsetCommitRequest("g", "a", None, a.epoch, offsets), out.append)
+    error, results = h.coordinator.delete_offsets("g", [tp, other])
+    assert error is ErrorCode.NONE
+    assert results == {tp: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC, other: ErrorCode.NONE}
+    assert set(h.group("g").offsets) == {tp}
+    assert h.coordinator.delete_offsets("missing", [tp])[0] is ErrorCode.GROUP_ID_NOT_FOUND
