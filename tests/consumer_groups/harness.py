@@ -171,3 +171,9 @@ def owned_by_two(members: Iterable[Owns]) -> set[tuple[uuid.UUID, int]]:
             for p in partitions:
                 (twice if (topic_id, p) in seen else seen).add((topic_id, p))
     return twice
+
+
+def was_written(harness: Harness, record: object) -> bool:
+    """Whether `record` was written, type included (NamedTuple records of different types with the
+    same fields compare equal, as tuples)."""
+    return any(type(r) is type(record) and r == record for r in harness.sink.records)

@@ -14,7 +14,7 @@ from kafkito.broker.coordinator.offset_expiry import expired_offsets
 from kafkito.broker.coordinator.requests import OffsetCommitRequest
 from kafkito.broker.coordinator.results import JoinGroupResult
 from kafkito.protocol.errors import ErrorCode
-from tests.consumer_groups.harness import Harness, Member, converge, heartbeat_request
+from tests.consumer_groups.harness import Harness, Member, converge, heartbeat_request, was_written
 
 
 def _joined() -> tuple[Harness, Member]:
@@ -168,7 +168,7 @@ def test_list_describe_and_delete() -> None:
     assert h.group("g").state.value == "Empty"
     assert h.coordinator.delete_groups(["g"]) == {"g": ErrorCode.NONE}
     assert h.coordinator.get_consumer_group("g") is None
-    assert ConsumerGroupMetadataTombstone("g") in h.sink.records
+    assert was_written(h, ConsumerGroupMetadataTombstone("g"))
     assert h.restart().get_consumer_group("g") is None
 
 
