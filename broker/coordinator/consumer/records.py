@@ -9,6 +9,8 @@ for equal assignments, so records compare by value; `to_assignment`/`from_assign
 and to the `Mapping[uuid.UUID, frozenset[int]]` the group model and the assignors use.
 
 A Kafka tombstone (null value) is its own `...Tombstone` NamedTuple holding the key fields only.
+Being tuples, records of different types with the same fields compare equal (two tombstones of one
+member, say): route and compare them by `type(record)` first, never by equality alone.
 Timestamps (`timestamp_ms`) are on the coordinator's clock, as every coordinator record.
 The key type of each record in `__consumer_offsets` is in the class docstring.
 """
