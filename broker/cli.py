@@ -1,4 +1,9 @@
-"""The `kafkito` command: `kafkito serve [--data-dir DIR --set k=v ...]`, `offsets dump`, `control ...`."""
+"""The `kafkito` command: `serve`, the everyday tools (`topics`, `groups`, `produce`, `consume`,
+`offsets dump`) and `control ...`.
+
+`serve` checks its arguments and the data dir before it creates anything (broker.preflight); the
+tools are imported only when one runs (broker.tools), so `serve` pays nothing for them.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +13,18 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from kafkito.broker.cli_parser import KafkitoParser, VersionAction, finish
 from kafkito.broker.config import Config, ConfigError, default
 from kafkito.broker.control.cli import add_control_parser, run_control
+from kafkito.broker.tools.args import add_tool_parsers
 
 if TYPE_CHECKING:
+    from kafkito.broker.app import Broker
     from kafkito.broker.control.address import ControlAddress
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kafkito", description="A Kafka-wire-compatible broker in Python.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the broker")
+def _add_serve(sub: argparse._SubParsersAction[KafkitoParser]) -> None:
+    serve = sub.add_parser("serve", help="run the broker", description="run the broker")
     serve.add_argument("--config", metavar="FILE", help="a server.properties file")
     serve.add_argument("--host", help=f"address to bind (default {default('host')})")
     serve.add_argument("--port", type=int, help=f"port to bind (default {default('port')}; 0: a free one)")
@@ -34,19 +40,28 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--control-allow-remote", action="store_true", help="let --control bind a non-loopback address"
     )
-    offsets = sub.add_parser("offsets", help="look inside __consumer_offsets")
-    offsets_sub = offsets.add_subparsers(dest="offsets_command", required=True)
-    dump = offsets_sub.add_parser("dump", help="decode every record, one JSON line each")
-    dump.add_argument("--group", help="only this group's records (and only its partition is read)")
-    dump.add_argument("--data-dir", default=default("log.dirs"), help="log.dirs (default %(default)s)")
+    serve.add_argument("--banner", action="store_true", help="once listening, print how to try it (make run)")
+
+
+def _parser() -> KafkitoParser:
+    parser = KafkitoParser(prog="kafkito", description="A Kafka-wire-compatible broker in Python.")
+    parser.add_argument("--version", action=VersionAction)
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_serve(sub)
+    add_tool_parsers(sub)
     add_control_parser(sub)
-    return parser
+    return finish(parser)  # type: ignore[return-value]
 
 
 def build_config(args: argparse.Namespace) -> Config:
     config = Config()
     if args.config:
-        config.load_properties(args.config)
+        try:
+            config.load_properties(args.config)
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot read the properties file {args.config} ({exc.strerror}): pass --config FILE"
+            ) from None
     for item in args.set:
         name, sep, value = item.partition("=")
         if not sep:
@@ -65,19 +80,39 @@ def build_config(args: argparse.Namespace) -> Config:
     return config
 
 
+def _checked_config(args: argparse.Namespace) -> tuple[Config, ControlAddress | None]:
+    """The config, checked before anything is created on disk; warns about unknown property names."""
+    import structlog
+
+    from kafkito.broker.preflight import check, topic_default_properties, unknown_properties
+
+    config = build_config(args)
+    control = _control_address(args)
+    log = structlog.get_logger("kafkito.config")
+    unknown = unknown_properties(config, topic_default_properties())
+    for name, close in unknown:
+        if close is not None:
+            log.warning("config.unknown_property", property=name, hint=f"did you mean `{close}`?")
+    ignored = [name for name, close in unknown if close is None]
+    if ignored:
+        log.warning("config.not_used", properties=ignored, hint="kafkito does not use them; ignored")
+    check(config)
+    return config, control
+
+
 def _run_serve(args: argparse.Namespace) -> int:
     # Start-up imports create ~30k objects that live as long as the process; collecting while they
     # are created costs ~10 ms, so the collector waits, then freeze() keeps them out of later collections.
     gc.disable()
     try:
         from kafkito.broker.logging_setup import configure_logging
+        from kafkito.broker.preflight import PreflightError
 
         configure_logging(args.log_level, args.log_format)
         try:
-            config = build_config(args)
-            control = _control_address(args)
-        except (ConfigError, OSError, ValueError) as exc:
-            print(f"kafkito: {exc}", file=sys.stderr)
+            config, control = _checked_config(args)
+        except (ConfigError, PreflightError, OSError, ValueError) as exc:
+            print(f"kafkito serve: {exc}", file=sys.stderr)
             return 2
         import asyncio
 
@@ -93,16 +128,54 @@ def _run_serve(args: argparse.Namespace) -> int:
     finally:
         gc.freeze()
         gc.enable()
-    # 0 after a clean stop, 1 when a component failed to close (logged); a second signal exits at once.
-    if control is None:
-        return runner(Broker(config).serve())
-    from kafkito.broker.control.server import ControlBindError, serve_with_control
-
+    broker = Broker(config)
     try:
-        return runner(serve_with_control(Broker(config), control))
-    except ControlBindError as exc:  # the broker did not start
-        print(f"kafkito: --control {control.host}:{control.port}: {exc.strerror}", file=sys.stderr)
+        # 0 after a clean stop, 1 when a component failed to close (logged); a second signal exits at once.
+        if control is None:
+            return runner(_serve_with_banner(broker) if args.banner else broker.serve())
+        from kafkito.broker.control.server import ControlBindError, serve_with_control
+
+        try:
+            return runner(serve_with_control(broker, control))
+        except ControlBindError as exc:  # the broker did not start
+            print(f"kafkito: --control {control.host}:{control.port}: {exc.strerror}", file=sys.stderr)
+            return 2
+    except OSError as exc:  # the listener could not bind after all (taken since the check)
+        print(
+            f"kafkito serve: cannot listen on {config.host}:{config.port} ({exc.strerror})", file=sys.stderr
+        )
         return 2
+
+
+async def _serve_with_banner(broker: Broker) -> int:
+    """`Broker.serve`, printing the banner once the listener is bound."""
+    import asyncio
+
+    serving = asyncio.ensure_future(broker.serve())
+    while not serving.done():
+        try:
+            broker.bound_port  # noqa: B018  (raises until the listener is bound)
+        except (RuntimeError, AttributeError):
+            await asyncio.sleep(0.01)
+            continue
+        _banner(broker)
+        break
+    return await serving
+
+
+def _banner(broker: Broker) -> None:
+    host, port = broker.advertised
+    delay = broker.config.group_initial_rebalance_delay_ms
+    print(
+        f"\nkafkito is listening on {host}:{port} (data in {broker.config.data_dir})\n"
+        f"group.initial.rebalance.delay.ms={delay}: groups rebalance at once (local development)\n"
+        "Try it from another terminal:\n"
+        f"  echo hello | .venv/bin/kafkito produce greetings --bootstrap-server {host}:{port}\n"
+        f"  .venv/bin/kafkito consume greetings --from-beginning --bootstrap-server {host}:{port}\n"
+        "Ctrl-C stops it.\n",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _control_address(args: argparse.Namespace) -> ControlAddress | None:
@@ -115,20 +188,42 @@ def _control_address(args: argparse.Namespace) -> ControlAddress | None:
     return parse_control_address(args.control, allow_remote=args.control_allow_remote)
 
 
+def _run_tool(args: argparse.Namespace) -> int:
+    """Run a tool verb; its failures are one line on stderr, never a traceback."""
+    import importlib
+    import logging
+
+    from kafkito.broker.tools.output import ToolError
+
+    logging.getLogger("kafka").addHandler(logging.NullHandler())  # the client's own retries are not news
+    logging.getLogger("kafka").propagate = False
+    module, function = args.tool.split(":")
+    where = f"kafkito {args.command}" + (
+        f" {getattr(args, f'{args.command}_verb')}" if hasattr(args, f"{args.command}_verb") else ""
+    )
+    try:
+        status: int = getattr(importlib.import_module(module), function)(args)
+    except ToolError as exc:
+        print(f"{where}: {exc}", file=sys.stderr)
+        return exc.status
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # the reader (head, less) went away
+        sys.stderr.close()
+        return 0
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        args.cli_parser.error(f"unrecognized arguments: {' '.join(extras)}")
     if args.command == "serve":
         return _run_serve(args)
     if args.command == "control":
         return run_control(args)
-    if args.command == "offsets":
-        from pathlib import Path
-
-        from kafkito.broker.offsets.dump import dump
-
-        dump(Path(args.data_dir), sys.stdout, args.group)
-        return 0
-    return 2  # pragma: no cover - argparse rejects unknown commands
+    return _run_tool(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

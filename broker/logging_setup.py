@@ -1,4 +1,4 @@
-"""structlog setup: a console renderer on a TTY, JSON lines otherwise."""
+"""structlog setup: a console renderer on a TTY, JSON lines otherwise; API keys logged by name."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import logging
 import sys
 
 import structlog
+from structlog.typing import EventDict, WrappedLogger
 
 from kafkito.broker.log_rate import rate_limit
 
@@ -13,6 +14,18 @@ from kafkito.broker.log_rate import rate_limit
 debug_enabled = True
 
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
+
+
+def api_names(logger: WrappedLogger, method: str, event: EventDict) -> EventDict:
+    """`api=18` becomes `api=ApiVersions` (only on events that are emitted: filtered ones never get here)."""
+    api = event.get("api")
+    if isinstance(api, int) and not isinstance(api, bool):
+        from kafkito.protocol.codec import MESSAGES
+
+        found = MESSAGES.get(api)
+        if found is not None:
+            event["api"] = found[1]
+    return event
 
 
 def configure_logging(level: str = "info", fmt: str = "auto") -> None:
@@ -28,6 +41,7 @@ def configure_logging(level: str = "info", fmt: str = "auto") -> None:
         processors=[
             structlog.contextvars.merge_contextvars,
             rate_limit,  # before any formatting: a dropped event costs nothing more
+            api_names,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,

@@ -163,22 +163,27 @@ def _topics(protocol_type: str, subscription: bytes) -> list[str] | None:
 
 def dump(data_dir: Path, out: IO[str], group: str | None = None) -> int:
     """Write one JSON line per record (oldest first, partition by partition); returns how many."""
+    written = 0
+    for line in records(data_dir, group):
+        out.write(json.dumps(line) + "\n")
+        written += 1
+    return written
+
+
+def records(data_dir: Path, group: str | None = None) -> Iterator[dict[str, Any]]:
+    """Every record described as `dump` writes it (oldest first, partition by partition)."""
     found = _partitions(data_dir)
     wanted = sorted(found)
     if group is not None:
         wanted = [p for p in wanted if p == partition_for(group, _partition_count(data_dir, found))]
     names = _topic_names(data_dir)
-    written = 0
     for partition in wanted:
         segments = sorted(
             (p for p in found[partition].glob("*.log") if p.stem.isdigit()), key=lambda p: int(p.stem)
         )
         for segment in segments:
             for header, batch in _batches(segment):
-                for line in _lines(partition, header, batch, group, names):
-                    out.write(json.dumps(line) + "\n")
-                    written += 1
-    return written
+                yield from _lines(partition, header, batch, group, names)
 
 
 def _lines(

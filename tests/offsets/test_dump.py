@@ -64,9 +64,13 @@ def test_dump_of_everything_through_the_real_command(data: Path) -> None:
     assert sum(r["key"]["group"] == "simple" for r in records) == 2  # type: ignore[index]
 
 
-def test_dump_of_a_missing_directory_is_empty(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["offsets", "dump", "--data-dir", str(tmp_path / "none")]) == 0
-    assert capsys.readouterr().out == ""
+def test_dump_of_a_missing_directory_fails_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 18: a path that is not a data dir is an error (it printed nothing and exited 0 before).
+    assert main(["offsets", "dump", "--data-dir", str(tmp_path / "none")]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "does not exist" in err
 
 
 def test_dump_shows_transactional_records_and_markers(

@@ -1,0 +1,123 @@
+"""`kafkito consume TOPIC`: records printed as kafka-console-consumer.sh prints them, or as JSON lines.
+
+Without --group the partitions are assigned (no group is created or committed); with --group the
+consumer joins it and commits what it printed. It stops after --max-messages, after --timeout-ms
+without a record, or on Ctrl-C, and says how many it processed, as Kafka's tool does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import json
+import sys
+from typing import Any, TextIO
+
+from kafkito.broker.tools.connect import consumer, kafka_errors
+from kafkito.broker.tools.output import ToolError
+
+TIMESTAMP_TYPES = {0: "CreateTime", 1: "LogAppendTime"}
+
+
+def decode(data: bytes | None, fmt: str) -> str | None:
+    if data is None:
+        return None
+    if fmt == "hex":
+        return data.hex()
+    if fmt == "base64":
+        return base64.b64encode(data).decode()
+    return data.decode("utf-8", errors="replace")
+
+
+def format_record(record: Any, args: argparse.Namespace) -> str:
+    """Kafka's DefaultMessageFormatter order: timestamp, partition, offset, headers, key, value."""
+    key = decode(record.key, args.key_format)
+    value = decode(record.value, args.value_format)
+    headers = [(k, decode(v, args.value_format)) for k, v in record.headers or []]
+    if args.json:
+        return json.dumps(
+            {
+                "topic": record.topic,
+                "partition": record.partition,
+                "offset": record.offset,
+                "timestamp": record.timestamp,
+                "timestamp_type": TIMESTAMP_TYPES.get(record.timestamp_type, "NoTimestampType"),
+                "key": key,
+                "value": value,
+                "headers": [[k, v] for k, v in headers],
+            }
+        )
+    parts = []
+    if args.print_timestamp:
+        parts.append(f"{TIMESTAMP_TYPES.get(record.timestamp_type, 'NoTimestampType')}:{record.timestamp}")
+    if args.print_partition:
+        parts.append(f"Partition:{record.partition}")
+    if args.print_offset:
+        parts.append(f"Offset:{record.offset}")
+    if args.print_headers:
+        parts.append(",".join(f"{k}:{'null' if v is None else v}" for k, v in headers) or "NO_HEADERS")
+    if args.print_key:
+        parts.append("null" if key is None else key)
+    parts.append("null" if value is None else value)
+    separator: str = args.separator
+    return separator.join(parts)
+
+
+def _consumer(args: argparse.Namespace) -> Any:
+    options: dict[str, Any] = {
+        "auto_offset_reset": "earliest" if args.from_beginning else "latest",
+        "consumer_timeout_ms": args.timeout_ms if args.timeout_ms is not None else float("inf"),
+    }
+    if args.group:
+        options.update(group_id=args.group, enable_auto_commit=True)
+    else:
+        options.update(group_id=None, enable_auto_commit=False)
+    client = consumer(args.bootstrap_server, **options)
+    with kafka_errors():
+        if args.group and args.partition is None:
+            client.subscribe([args.topic])
+            return client
+        _assign(client, args)
+    return client
+
+
+def _assign(client: Any, args: argparse.Namespace) -> None:
+    from kafka import TopicPartition
+
+    partitions = client.partitions_for_topic(args.topic)
+    if not partitions:
+        raise ToolError(f"no topic {args.topic}: `kafkito topics list` shows the topics")
+    if args.partition is not None and args.partition not in partitions:
+        raise ToolError(f"topic {args.topic} has no partition {args.partition} (it has {len(partitions)})")
+    chosen = [TopicPartition(args.topic, p) for p in sorted(partitions) if args.partition in (None, p)]
+    client.assign(chosen)
+    if args.offset is not None:
+        for tp in chosen:
+            client.seek(tp, args.offset)
+    elif args.from_beginning:
+        client.seek_to_beginning(*chosen)
+    else:
+        client.seek_to_end(*chosen)
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    client = _consumer(args)
+    count = 0
+    try:
+        with kafka_errors():
+            for record in client:
+                print(format_record(record, args), file=out, flush=True)
+                count += 1
+                if args.max_messages is not None and count >= args.max_messages:
+                    break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if args.group:
+            # Nothing consumed, or the group moved on: the printed records stay printed.
+            with contextlib.suppress(Exception):
+                client.commit()
+        client.close()
+    print(f"Processed a total of {count} messages", file=sys.stderr)
+    return 0
