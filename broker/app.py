@@ -36,12 +36,14 @@ from kafkito.broker.steering import Steering
 from kafkito.purgatory import Purgatory, SteerableClock, Timer, TimerTask
 
 if TYPE_CHECKING:
+    from kafkito.broker.security.store import SecurityStore
     from kafkito.broker.transactions import TransactionCoordinator
     from kafkito.broker.transactions.manager import TransactionsManager
 
 log = structlog.get_logger("kafkito.broker")
 
 TRANSACTION_STATE_TOPIC = "__transaction_state"  # transactions.codec's, named here not to import it
+SECURITY_FILES = "security-*"  # the security store's journal (security.store), named here likewise
 
 
 def _read_meta(path: Path) -> dict[str, str]:
@@ -76,6 +78,7 @@ class Broker:
         self.offsets: OffsetsManager
         self.transactions: TransactionCoordinator | None = None  # built on first use (_transactions)
         self.transactions_log: TransactionsManager | None = None
+        self.security_store: SecurityStore | None = None  # built on first use (security)
         self._cleaner: BackgroundCleaner | None = None
         self.cluster_id = config.cluster_id or ""
         self._periodic: dict[str, asyncio.TimerHandle | TimerTask] = {}
@@ -132,6 +135,7 @@ class Broker:
             producer_ids=self.producer_ids,
             groups=self.coordinator,
             transactions=OnFirstUse(self._transactions),
+            security=OnFirstUse(self.security),
         )
 
     def _transactions(self) -> TransactionCoordinator:
@@ -158,6 +162,17 @@ class Broker:
         )
         self.transactions_log.load(self.transactions, asyncio.get_running_loop().call_soon)
         return self.transactions
+
+    def security(self) -> SecurityStore:
+        """The ACLs, client quotas and SCRAM credentials (`security-*` files), loaded on first use.
+
+        That is at start when the files exist, else the first request that needs them.
+        """
+        if self.security_store is None:
+            from kafkito.broker.security.store import SecurityStore
+
+            self.security_store = SecurityStore(self.config.data_dir).load()
+        return self.security_store
 
     def wall_ms(self) -> int:
         """Epoch milliseconds as the coordinators stamp their records: the wall clock plus the broker
@@ -209,6 +224,8 @@ class Broker:
         self.offsets.load(self.coordinator, loop.call_soon)
         if self._logs.topic(TRANSACTION_STATE_TOPIC) is not None:
             self._transactions()
+        if any(self.config.data_dir.glob(SECURITY_FILES)):
+            self.security()
         self.every_on_clock("offsets-expiry", offsets_config.retention_check_interval_ms, self.offsets.expire)
         self.every("log-retention", self.config.log_retention_check_interval_ms, self._logs.enforce_retention)
         # Compaction plans off the loop (seconds on a big segment), __consumer_offsets first.
@@ -258,6 +275,8 @@ class Broker:
             if self.transactions is not None:
                 steps.run("transaction coordinator", self.transactions.shutdown)
             steps.run("timer", self.timer.close)
+            if self.security_store is not None:
+                steps.run("security store", self.security_store.close)
             if self._logs is not None:
                 # Closing fsyncs every partition: off the loop, so that a second signal is still heard.
                 await steps.run_async("logs", asyncio.to_thread(close_logs, self._logs, steps))

@@ -11,6 +11,7 @@ from kafkito.protocol.codec import RequestHeader, build_response
 if TYPE_CHECKING:
     from kafkito.broker.coordinator import GroupCoordinator
     from kafkito.broker.producer_ids import ProducerIdManager
+    from kafkito.broker.security.store import SecurityStore
     from kafkito.broker.services import BrokerConfigs, Cluster, Fetches, Services, Topics
     from kafkito.broker.transactions import TransactionCoordinator
 
@@ -34,6 +35,7 @@ class RequestContext:
     producer_ids: ClassVar[ProducerIdManager]
     groups: ClassVar[GroupCoordinator]
     transactions: ClassVar[TransactionCoordinator]
+    security: ClassVar[SecurityStore]
 
     @staticmethod
     def bind(services: Services) -> type[RequestContext]:

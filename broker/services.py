@@ -25,6 +25,7 @@ from kafkito.broker.producer_ids import ProducerIdManager
 from kafkito.purgatory import Purgatory
 
 if TYPE_CHECKING:
+    from kafkito.broker.security.store import SecurityStore
     from kafkito.broker.transactions import TransactionCoordinator
 
 log = structlog.get_logger("kafkito.broker")
@@ -236,3 +237,4 @@ class Services:
     producer_ids: ProducerIdManager
     groups: GroupCoordinator
     transactions: OnFirstUse[TransactionCoordinator]  # ~8 ms of imports, for transactional clients only
+    security: OnFirstUse[SecurityStore]  # ACLs, quotas, SCRAM credentials: loaded at start if stored

@@ -1,0 +1,74 @@
+"""DescribeAcls (29): the stored ACLs a filter matches, grouped by resource pattern.
+
+v0 carries no pattern type (its filter reads LITERAL); v1 pattern types, ANY and MATCH; v2 flexible.
+A filter with an UNKNOWN element is answered INVALID_REQUEST.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from kafkito.broker.context import RequestContext
+from kafkito.broker.security.acls import (
+    AclBinding,
+    AclFilter,
+    operation,
+    pattern_type,
+    permission_type,
+    resource_type,
+)
+from kafkito.broker.security.errors import SecurityError
+
+API_KEY = 29
+VERSIONS = (0, 3)
+
+
+class AclFilterFields(Protocol):
+    """The filter's fields, as DescribeAcls and each DeleteAcls filter carry them."""
+
+    resource_type_filter: int
+    resource_name_filter: str | None
+    pattern_type_filter: int  # v1+ (v0 decodes as LITERAL, 3)
+    principal_filter: str | None
+    host_filter: str | None
+    operation: int
+    permission_type: int
+
+
+def acl_filter(f: AclFilterFields) -> AclFilter:
+    return AclFilter(
+        resource_type(f.resource_type_filter),
+        f.resource_name_filter,
+        pattern_type(f.pattern_type_filter),
+        f.principal_filter,
+        f.host_filter,
+        operation(f.operation),
+        permission_type(f.permission_type),
+    )
+
+
+def grouped(acls: list[AclBinding]) -> list[dict[str, Any]]:
+    """The response's resources: one per resource pattern, each with its ACLs."""
+    by_pattern: dict[tuple[int, str, int], list[dict[str, Any]]] = {}
+    for acl in acls:
+        key = (int(acl.resource_type), acl.resource_name, int(acl.pattern_type))
+        by_pattern.setdefault(key, []).append(
+            dict(
+                principal=acl.principal,
+                host=acl.host,
+                operation=int(acl.operation),
+                permission_type=int(acl.permission),
+            )
+        )
+    return [
+        dict(resource_type=t, resource_name=name, pattern_type=p, acls=entries)
+        for (t, name, p), entries in sorted(by_pattern.items())
+    ]
+
+
+def handle(ctx: RequestContext, request: AclFilterFields) -> Any:
+    try:
+        acls = ctx.security.describe_acls(acl_filter(request))
+    except SecurityError as e:
+        return ctx.response(throttle_time_ms=0, error_code=e.code, error_message=e.message, resources=[])
+    return ctx.response(throttle_time_ms=0, error_code=0, error_message=None, resources=grouped(acls))
