@@ -71,6 +71,10 @@ class Config:
     max_connections: int = prop(2147483647, "open connections; more are closed as they arrive")
     max_connections_per_ip: int = prop(2147483647, "open connections from one address; more are closed")
     queued_max_request_bytes: int = prop(-1, "request bytes held before reading pauses; -1: no limit")
+    # protocol
+    kafkito_api_versions_kafka4_minimums: bool = prop(
+        False, "kafkito: advertise and accept Kafka 4's lowest API versions (KIP-896) instead of Kafka 3.9's"
+    )
     # groups
     group_min_session_timeout_ms: int = prop(6000, "smallest session timeout a member may ask for")
     group_max_session_timeout_ms: int = prop(1800000, "largest session timeout a member may ask for")
