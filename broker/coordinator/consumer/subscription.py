@@ -9,7 +9,6 @@ standard `re` module is used instead, which accepts a superset of RE2 (look-arou
 from __future__ import annotations
 
 import functools
-import hashlib
 import struct
 import uuid
 from collections.abc import Callable, Iterable
@@ -18,36 +17,40 @@ from kafkito.broker.coordinator.consumer.member import ConsumerGroupMember
 from kafkito.broker.coordinator.consumer.topics import TopicInfo, TopicsView
 
 Matcher = Callable[[str], bool]
+_Engine = tuple[Callable[[str], Matcher], tuple[type[Exception], ...]]
 
-try:
-    import re2
 
-    _RE2_OPTIONS = re2.Options()
-    _RE2_OPTIONS.log_errors = False
+@functools.cache
+def regex_engine() -> _Engine:
+    """(compile, its errors) of the regex engine, imported on the first regex subscription, not at
+    start-up (google-re2 and what it imports cost every start ~2 ms)."""
+    try:
+        import re2
+    except ImportError:  # pragma: no cover - google-re2 is a dependency; this is the fallback
+        import re
 
-    def _compile(pattern: str) -> Matcher:
-        compiled = re2.compile(pattern, options=_RE2_OPTIONS)
+        def compile_re(pattern: str) -> Matcher:
+            compiled = re.compile(pattern)
+            return lambda name: compiled.fullmatch(name) is not None
+
+        return compile_re, (re.error,)
+    options = re2.Options()
+    options.log_errors = False
+
+    def compile_re2(pattern: str) -> Matcher:
+        compiled = re2.compile(pattern, options=options)
         return lambda name: compiled.fullmatch(name) is not None
 
-    _REGEX_ERRORS: tuple[type[Exception], ...] = (re2.error,)
-    REGEX_ENGINE = "re2"
-except ImportError:  # pragma: no cover - google-re2 is a dependency; this is the fallback
-    import re
-
-    def _compile(pattern: str) -> Matcher:
-        compiled = re.compile(pattern)
-        return lambda name: compiled.fullmatch(name) is not None
-
-    _REGEX_ERRORS = (re.error,)
-    REGEX_ENGINE = "re"
+    return compile_re2, (re2.error,)
 
 
 @functools.lru_cache(maxsize=1024)
 def compile_regex(pattern: str) -> Matcher | None:
     """The matcher of `pattern`, or None when it is not a valid regular expression."""
+    compile_pattern, errors = regex_engine()
     try:
-        return _compile(pattern)
-    except _REGEX_ERRORS:
+        return compile_pattern(pattern)
+    except errors:
         return None
     except (ValueError, TypeError):
         return None
@@ -90,6 +93,8 @@ def metadata_hash(names: Iterable[str], topics: TopicsView) -> int:
             infos.append(info)
     if not infos:
         return 0
+    import hashlib  # here: its OpenSSL module costs every start ~1 ms, and only consumer groups hash
+
     digest = hashlib.blake2b(digest_size=8)
     for info in sorted(infos, key=lambda i: i.name):
         digest.update(info.topic_id.bytes)
