@@ -205,7 +205,7 @@ class SecurityStore:
         try:
             self._journal.append(records)
         except OSError as e:
-            log.error("security.write_failed", event=event, error=str(e))
+            log.error("security.write_failed", change=event, error=str(e))
             return SecurityError(ErrorCode.UNKNOWN_SERVER_ERROR, f"could not write the security store: {e}")
         log.info(event, records=len(records))
         try:
