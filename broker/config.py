@@ -70,6 +70,7 @@ class Config:
     connections_max_idle_ms: int = prop(600000, "idle or slow-request connections close after; -1: never")
     max_connections: int = prop(2147483647, "open connections; more are closed as they arrive")
     max_connections_per_ip: int = prop(2147483647, "open connections from one address; more are closed")
+    max_request_partition_size_limit: int = prop(2000, "most partitions a DescribeTopicPartitions page holds")
     queued_max_request_bytes: int = prop(-1, "request bytes held before reading pauses; -1: no limit")
     # protocol
     kafkito_api_versions_kafka4_minimums: bool = prop(

@@ -21,6 +21,7 @@ from kafkito.broker.fetch_wait import DelayedFetch
 from kafkito.broker.log.config import ConfigEntry
 from kafkito.broker.log.manager import LogManager, TopicInfo
 from kafkito.broker.log.partition_log import PartitionLog
+from kafkito.broker.log.storage import LogDirHealth
 from kafkito.broker.producer_ids import ProducerIdManager
 from kafkito.purgatory import Purgatory
 
@@ -110,6 +111,10 @@ class Topics:
 
     def all(self) -> list[TopicInfo]:
         return self._logs.topics()
+
+    def log_dir(self) -> LogDirHealth:
+        """The one log dir the partitions live in: its path and whether it is offline."""
+        return self._logs.dir_health
 
     def create(
         self,

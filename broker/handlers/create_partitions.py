@@ -1,4 +1,5 @@
-"""CreatePartitions (37): grow a topic's partition count (never shrink), or only validate.
+"""CreatePartitions (37): grow a topic's partition count (never shrink), or only validate; an explicit
+assignment of the new partitions is checked as Kafka's controller checks it.
 
 v1 no change; v2 flexible; v3 no change.
 """
@@ -9,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
+from kafkito.broker.handlers.replicas import assignment_error, live_nodes, partition_replicas
 from kafkito.broker.log.errors import LogError
 from kafkito.protocol.errors import ErrorCode
 
@@ -16,10 +18,14 @@ API_KEY = 37
 VERSIONS = (0, 3)
 
 
+class CreatePartitionsAssignment(Protocol):
+    broker_ids: Sequence[int]
+
+
 class CreatePartitionsTopic(Protocol):
     name: str
     count: int
-    assignments: Sequence[object] | None
+    assignments: Sequence[CreatePartitionsAssignment] | None
 
 
 class CreatePartitionsRequest(Protocol):
@@ -29,29 +35,52 @@ class CreatePartitionsRequest(Protocol):
     validate_only: bool
 
 
-def handle(ctx: RequestContext, request: CreatePartitionsRequest) -> Any:
+class _BadAssignment(Exception):
+    """INVALID_REPLICA_ASSIGNMENT, with Kafka's message."""
+
+
+def _check_assignments(ctx: RequestContext, t: CreatePartitionsTopic, current: int) -> None:
+    assignments = t.assignments
+    if assignments is None:
+        return
+    added = t.count - current
+    if len(assignments) != added:
+        raise _BadAssignment(
+            f"Attempted to add {added} additional partition(s), but only {len(assignments)} "
+            "assignment(s) were specified."
+        )
+    live = live_nodes(ctx)
+    rf = len(partition_replicas(ctx, t.name, 0))
+    for a in assignments:
+        message = assignment_error(a.broker_ids, live, rf)
+        if message is not None:
+            raise _BadAssignment(message)
+
+
+def _grow(ctx: RequestContext, t: CreatePartitionsTopic, validate_only: bool) -> None:
     topics = ctx.topics
+    info = topics.get(t.name)
+    # the counts are checked first (unknown topic, shrink, no change), then the assignment
+    topics.add_partitions(t.name, t.count, validate_only=True)
+    if info is not None:
+        _check_assignments(ctx, t, info.partitions)
+    if not validate_only:
+        topics.add_partitions(t.name, t.count)
+
+
+def handle(ctx: RequestContext, request: CreatePartitionsRequest) -> Any:
     results = []
+    validate_only = bool(request.validate_only)
     for t in request.topics:
         try:
-            if t.assignments:
-                raise _ManualAssignment()
-            topics.add_partitions(t.name, t.count, validate_only=bool(request.validate_only))
+            _grow(ctx, t, validate_only)
         except LogError as exc:
             results.append(dict(name=t.name, error_code=exc.code, error_message=exc.message or None))
             continue
-        except _ManualAssignment:
+        except _BadAssignment as exc:
             results.append(
-                dict(
-                    name=t.name,
-                    error_code=ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                    error_message="manual replica assignment is not supported",
-                )
+                dict(name=t.name, error_code=ErrorCode.INVALID_REPLICA_ASSIGNMENT, error_message=str(exc))
             )
             continue
         results.append(dict(name=t.name, error_code=ErrorCode.NONE, error_message=None))
     return ctx.response(throttle_time_ms=0, results=results)
-
-
-class _ManualAssignment(Exception):
-    pass

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
+from kafkito.broker.handlers.replicas import assignment_error, live_nodes
 from kafkito.broker.log.errors import LogError
 from kafkito.protocol.errors import ErrorCode
 
@@ -22,11 +23,16 @@ class CreatableTopicConfig(Protocol):
     value: str | None
 
 
+class CreatableReplicaAssignment(Protocol):
+    partition_index: int
+    broker_ids: Sequence[int]
+
+
 class CreatableTopic(Protocol):
     name: str
     num_partitions: int
     replication_factor: int
-    assignments: Sequence[object]
+    assignments: Sequence[CreatableReplicaAssignment]
     configs: Sequence[CreatableTopicConfig]
 
 
@@ -51,6 +57,46 @@ def _result(name: str, error: ErrorCode, message: str | None = None, **extra: An
     return out
 
 
+class _Refused(Exception):
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _manual_shape(ctx: RequestContext, t: CreatableTopic) -> tuple[int, int]:
+    """(partitions, replication factor) of a topic created with a manual assignment, checked as Kafka's
+    controller checks it; raises _Refused otherwise."""
+    if t.replication_factor != -1:
+        raise _Refused(
+            ErrorCode.INVALID_REQUEST,
+            "A manual partition assignment was specified, but replication factor was not set to -1.",
+        )
+    if t.num_partitions != -1:
+        raise _Refused(
+            ErrorCode.INVALID_REQUEST,
+            "A manual partition assignment was specified, but numPartitions was not set to -1.",
+        )
+    live = live_nodes(ctx)
+    rf: int | None = None
+    indexes: set[int] = set()
+    for a in t.assignments:
+        if a.partition_index in indexes:
+            raise _Refused(
+                ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                f"Found multiple manual partition assignments for partition {a.partition_index}",
+            )
+        message = assignment_error(a.broker_ids, live, rf)
+        if message is not None:
+            raise _Refused(ErrorCode.INVALID_REPLICA_ASSIGNMENT, message)
+        rf = len(a.broker_ids)
+        indexes.add(a.partition_index)
+    if indexes != set(range(len(indexes))):
+        message = "partitions should be a consecutive 0-based integer sequence"
+        raise _Refused(ErrorCode.INVALID_REPLICA_ASSIGNMENT, message)
+    return len(indexes), rf or -1
+
+
 def handle(ctx: RequestContext, request: CreateTopicsRequest) -> Any:
     topics = ctx.topics
     seen: dict[str, int] = {}
@@ -61,21 +107,19 @@ def handle(ctx: RequestContext, request: CreateTopicsRequest) -> Any:
         if seen[t.name] > 1:
             results.append(_result(t.name, ErrorCode.INVALID_REQUEST, "duplicate topic in the request"))
             continue
-        if t.assignments:
-            results.append(
-                _result(t.name, ErrorCode.INVALID_REQUEST, "manual replica assignment is not supported")
-            )
-            continue
+        partitions, replication = t.num_partitions, t.replication_factor
         try:
+            if t.assignments:
+                partitions, replication = _manual_shape(ctx, t)
             info = topics.create(
                 t.name,
-                t.num_partitions,
-                t.replication_factor,
+                partitions,
+                replication,
                 {c.name: c.value for c in t.configs},
                 validate_only=bool(request.validate_only),
             )
             entries = topics.describe_config(t.name) if not request.validate_only else []
-        except LogError as exc:
+        except (LogError, _Refused) as exc:
             results.append(_result(t.name, exc.code, exc.message or None))
             continue
         results.append(
