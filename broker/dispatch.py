@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from kafkito.broker import logging_setup
-from kafkito.broker.handlers import HANDLERS, VERSIONS, api_versions
+from kafkito.broker.handlers import HANDLERS, KAFKA4_MINIMUMS, VERSIONS, api_versions
 from kafkito.broker.handlers.registry import Handler
 from kafkito.broker.steering.intercept import Request, steer
 from kafkito.protocol.codec import (
+    MESSAGES,
+    REQUESTS,
     MalformedRequest,
     RequestHeader,
     build_response,
@@ -25,10 +27,12 @@ from kafkito.protocol.codec import (
     parse_request_header,
     response_header_v1,
 )
+from kafkito.protocol.error_response import error_response
 from kafkito.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
     from kafkito.broker.app import Broker
+    from kafkito.broker.context import RequestContext
 
 log = structlog.get_logger("kafkito.dispatch")
 
@@ -43,31 +47,66 @@ Reply = bytes | None
 
 
 # (api_key, api_version) -> (handler, flexible request header, response header v1, the handler's own
-# body decoder or None), once accepted.
+# body decoder or None), once accepted. Versions that Kafka 4 removed (KIP-896) are not remembered
+# here: whether a broker answers them is its own (`kafkito.api.versions.kafka4.minimums`).
 _Route = tuple[Handler, bool, bool, Callable[[bytes, int, int], Any] | None]
 _routes: dict[tuple[int, int], _Route] = {}
 _PEEK = struct.Struct(">hhi")
 
 
-def _route(api_key: int, api_version: int) -> _Route | None:
-    """Look up and remember how to answer one API version; None for ApiVersions at a version we lack.
+class _Unserved:
+    """The handler of an API Kafka has and kafkito does not serve: UNSUPPORTED_VERSION, not a close."""
 
-    Raises CloseConnection for an unknown API or an unsupported version of another API.
+    def __init__(self, api_key: int) -> None:
+        self.API_KEY = api_key
+        self.VERSIONS = (0, REQUESTS[api_key].max_version)
+
+    def handle(self, ctx: RequestContext, request: Any) -> Any:
+        message = f"kafkito does not serve {type(request).__name__} (API key {self.API_KEY})"
+        return error_response(self.API_KEY, ctx.version, request, ErrorCode.UNSUPPORTED_VERSION, message)
+
+
+def _route(broker: Broker, api_key: int, api_version: int) -> _Route | None:
+    """Look up (and remember) how to answer one API version; None for ApiVersions at a version we lack.
+
+    Raises CloseConnection where Kafka closes too: an unknown API key, an unsupported version of an
+    API other than ApiVersions, a version Kafka 4 removed on a broker keeping Kafka 4's minimums.
     """
     versions = VERSIONS.get(api_key)
     if versions is None:
-        raise CloseConnection(f"unsupported api key {api_key}")
+        return _unserved(api_key, api_version)
     lo, hi = versions
     if not lo <= api_version <= hi:
         if api_key == API_VERSIONS_KEY:
             return None
         raise CloseConnection(f"unsupported version {api_version} of api key {api_key} (supported {lo}-{hi})")
+    kafka4_min = KAFKA4_MINIMUMS.get(api_key, 0)
+    if api_version < kafka4_min and broker.config.kafkito_api_versions_kafka4_minimums:
+        raise CloseConnection(f"version {api_version} of api key {api_key} was removed in Kafka 4 (KIP-896)")
     handler = HANDLERS[api_key]  # imported on its API's first request
-    route = _routes[api_key, api_version] = (
+    select = getattr(handler, "handler_for_version", None)
+    if select is not None:  # a module answering some versions with another handler (Produce v0-v2)
+        handler = select(api_version)
+    route = (
         handler,
         is_flexible(api_key, api_version),
         response_header_v1(api_key, api_version),
         getattr(handler, "decode", None),
+    )
+    if api_version >= kafka4_min:
+        _routes[api_key, api_version] = route
+    return route
+
+
+def _unserved(api_key: int, api_version: int) -> _Route:
+    """A known API without a handler is answered UNSUPPORTED_VERSION; an unknown one closes."""
+    if api_key not in MESSAGES or not 0 <= api_version <= REQUESTS[api_key].max_version:
+        raise CloseConnection(f"unsupported api key {api_key} (version {api_version})")
+    route = _routes[api_key, api_version] = (
+        _Unserved(api_key),
+        is_flexible(api_key, api_version),
+        response_header_v1(api_key, api_version),
+        None,
     )
     return route
 
@@ -79,7 +118,8 @@ def dispatch(broker: Broker, frame: bytes, peer_host: str) -> Reply | Awaitable[
     A handler module that declares `decode(frame, offset, version)` reads its own request bodies.
 
     Raises CloseConnection for anything that must close the connection (malformed frame, unknown API,
-    unsupported version of an API other than ApiVersions).
+    unsupported version of an API other than ApiVersions). A known API without a handler is answered
+    UNSUPPORTED_VERSION.
     """
     try:
         api_key, api_version, correlation_id = _PEEK.unpack_from(frame)
@@ -87,14 +127,14 @@ def dispatch(broker: Broker, frame: bytes, peer_host: str) -> Reply | Awaitable[
         raise CloseConnection(f"request frame of {len(frame)} bytes is shorter than a header") from None
     route = _routes.get((api_key, api_version))
     if route is None:
-        route = _route(api_key, api_version)
+        route = _route(broker, api_key, api_version)
         if route is None:
             # KIP-511: answer with v0 and our ranges so the client can downgrade.
             response = build_response(
                 API_VERSIONS_KEY,
                 0,
                 error_code=ErrorCode.UNSUPPORTED_VERSION,
-                api_keys=api_versions.api_keys(),
+                api_keys=api_versions.api_keys(broker.config.kafkito_api_versions_kafka4_minimums),
             )
             return encode_response(response, correlation_id)
     handler, flexible, header_v1, decode = route

@@ -28,15 +28,15 @@ APIS: tuple[tuple[str, int, int, int], ...] = (
     ("consumer_group_heartbeat", 68, 0, 1),
     ("create_acls", 30, 0, 3),
     ("create_partitions", 37, 0, 3),
-    ("create_topics", 19, 2, 7),
+    ("create_topics", 19, 0, 7),
     ("delete_acls", 31, 0, 3),
     ("delete_groups", 42, 0, 2),
     ("delete_records", 21, 0, 2),
-    ("delete_topics", 20, 1, 6),
+    ("delete_topics", 20, 0, 6),
     ("describe_acls", 29, 0, 3),
     ("describe_client_quotas", 48, 0, 1),
     ("describe_cluster", 60, 0, 1),
-    ("describe_configs", 32, 1, 4),
+    ("describe_configs", 32, 0, 4),
     ("describe_groups", 15, 0, 6),
     ("describe_log_dirs", 35, 0, 4),
     ("describe_producers", 61, 0, 0),
@@ -45,7 +45,7 @@ APIS: tuple[tuple[str, int, int, int], ...] = (
     ("describe_user_scram_credentials", 50, 0, 0),
     ("elect_leaders", 43, 0, 2),
     ("end_txn", 26, 0, 5),
-    ("fetch", 1, 4, 17),
+    ("fetch", 1, 0, 17),
     ("find_coordinator", 10, 0, 6),
     ("heartbeat", 12, 0, 4),
     ("incremental_alter_configs", 44, 0, 1),
@@ -53,21 +53,44 @@ APIS: tuple[tuple[str, int, int, int], ...] = (
     ("join_group", 11, 0, 9),
     ("leave_group", 13, 0, 5),
     ("list_groups", 16, 0, 5),
-    ("list_offsets", 2, 1, 8),
+    ("list_offsets", 2, 0, 8),
     ("list_partition_reassignments", 46, 0, 0),
     ("list_transactions", 66, 0, 2),
     ("metadata", 3, 0, 12),
-    ("offset_commit", 8, 2, 9),
+    ("offset_commit", 8, 0, 9),
     ("offset_delete", 47, 0, 0),
-    ("offset_fetch", 9, 1, 9),
-    ("offset_for_leader_epoch", 23, 2, 4),
-    ("produce", 0, 3, 12),
+    ("offset_fetch", 9, 0, 9),
+    ("offset_for_leader_epoch", 23, 0, 4),
+    ("produce", 0, 0, 12),
     ("sync_group", 14, 0, 5),
     ("txn_offset_commit", 28, 0, 5),
 )
 
+# Kafka 4 removed the oldest versions of some APIs (KIP-896): their new minimums, which a broker with
+# `kafkito.api.versions.kafka4.minimums=true` advertises and accepts instead (Kafka 3.9's are above).
+KAFKA4_MINIMUMS: dict[int, int] = {
+    0: 3,  # Produce (still advertised from v0, as Kafka 4 does: see api_versions.py)
+    1: 4,  # Fetch
+    2: 1,  # ListOffsets
+    8: 2,  # OffsetCommit
+    9: 1,  # OffsetFetch
+    19: 2,  # CreateTopics
+    20: 1,  # DeleteTopics
+    23: 2,  # OffsetForLeaderEpoch
+    27: 1,  # WriteTxnMarkers
+    29: 1,  # DescribeAcls
+    30: 1,  # CreateAcls
+    31: 1,  # DeleteAcls
+    32: 1,  # DescribeConfigs
+    34: 1,  # AlterReplicaLogDirs
+    35: 1,  # DescribeLogDirs
+}
+
 _MODULES = {key: name for name, key, _, _ in APIS}
 VERSIONS: dict[int, tuple[int, int]] = {key: (lo, hi) for _, key, lo, hi in APIS}
+KAFKA4_VERSIONS: dict[int, tuple[int, int]] = {
+    key: (max(lo, KAFKA4_MINIMUMS.get(key, 0)), hi) for key, (lo, hi) in VERSIONS.items()
+}
 
 
 class _Handlers(Mapping[int, Handler]):
@@ -87,6 +110,11 @@ class _Handlers(Mapping[int, Handler]):
 HANDLERS: Mapping[int, Handler] = _Handlers()
 
 
-def supported_versions() -> list[tuple[int, int, int]]:
+def served_versions(kafka4_minimums: bool = False) -> dict[int, tuple[int, int]]:
+    """API key -> (lowest, highest) version answered: Kafka 3.9's minimums, or Kafka 4's."""
+    return KAFKA4_VERSIONS if kafka4_minimums else VERSIONS
+
+
+def supported_versions(kafka4_minimums: bool = False) -> list[tuple[int, int, int]]:
     """(api_key, min_version, max_version) for every API this broker answers, by key."""
-    return [(key, lo, hi) for key, (lo, hi) in sorted(VERSIONS.items())]
+    return [(key, lo, hi) for key, (lo, hi) in sorted(served_versions(kafka4_minimums).items())]

@@ -3,7 +3,8 @@
 v1 adds throttle_time_ms; v3 is flexible and carries the client's software name/version, and the
 response the cluster's feature levels in tagged fields (`broker/features.py`); v4 also lists supported
 features whose minimum level is 0. A request of a version we do not know is answered by dispatch as v0
-with UNSUPPORTED_VERSION (KIP-511).
+with UNSUPPORTED_VERSION (KIP-511). The ranges are Kafka 3.9's lowest versions, or Kafka 4's with
+`kafkito.api.versions.kafka4.minimums=true`.
 """
 
 from __future__ import annotations
@@ -20,16 +21,16 @@ VERSIONS = (0, 4)
 
 # Like Kafka 4 (KAFKA-18659): Produce is answered from v3 on (KIP-896), yet advertised from v0, because
 # librdkafka before 2.8 checks for Produce v2 in the range before it compresses with gzip, snappy or lz4,
-# and otherwise sends every batch uncompressed. Dispatch still refuses Produce v0-v2.
+# and otherwise sends every batch uncompressed. With Kafka 4's minimums dispatch refuses Produce v0-v2.
 _ADVERTISED_MIN = {0: 0}
 
 
-def api_keys() -> list[dict[str, int]]:
+def api_keys(kafka4_minimums: bool = False) -> list[dict[str, int]]:
     from kafkito.broker.handlers import supported_versions
 
     return [
         dict(api_key=k, min_version=_ADVERTISED_MIN.get(k, lo), max_version=hi)
-        for k, lo, hi in supported_versions()
+        for k, lo, hi in supported_versions(kafka4_minimums)
     ]
 
 
@@ -49,7 +50,7 @@ def handle(ctx: RequestContext, request: ApiVersionsRequest) -> Any:
             error = ErrorCode.INVALID_REQUEST
     return ctx.response(
         error_code=error,
-        api_keys=api_keys(),
+        api_keys=api_keys(ctx.configs.config.kafkito_api_versions_kafka4_minimums),
         throttle_time_ms=0,
         **(features.api_versions_fields(ctx.version) if error is ErrorCode.NONE else {}),
     )

@@ -15,7 +15,7 @@ from kafkito.broker.log.errors import LogError
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 19
-VERSIONS = (2, 7)
+VERSIONS = (0, 7)
 
 
 class CreatableTopicConfig(Protocol):

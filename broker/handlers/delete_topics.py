@@ -14,7 +14,7 @@ from kafkito.broker.log.errors import LogError
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 20
-VERSIONS = (1, 6)
+VERSIONS = (0, 6)
 
 _INTERNAL = frozenset({"__consumer_offsets", "__transaction_state"})
 

@@ -1,7 +1,7 @@
 """DescribeConfigs (32): topic configs (effective value and source), the broker's own properties and
 a group's configs (GROUP resource: consumer.session.timeout.ms, consumer.heartbeat.interval.ms).
 
-v1 synonyms + config source; v2 no change; v3 config type + documentation; v4 flexible.
+v0 is_default instead of the config source; v1 synonyms + config source; v2 no change; v3 config type + documentation; v4 flexible.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from kafkito.broker.handlers.config_resources import (
 )
 
 API_KEY = 32
-VERSIONS = (1, 4)
+VERSIONS = (0, 4)
 
 _STATIC_BROKER_CONFIG = 4
 _DYNAMIC_BROKER_CONFIG = 2

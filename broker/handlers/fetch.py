@@ -1,5 +1,6 @@
 """Fetch (1): record batches spliced from the partition logs; waits in the purgatory for min_bytes.
 
+v0-v3 read message formats v0/v1: `fetch_legacy.py` answers them (chosen once per version);
 v4 isolation level + last stable offset (read_committed reads up to it and gets the aborted
 transactions overlapping what it reads); v5 log start offset; v7 sessions (KIP-227: we answer every
 fetch as a full, sessionless one: session id 0); v9 current leader epoch; v11 rack id;
@@ -27,7 +28,8 @@ from kafkito.broker.fetch_wait import (
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 1
-VERSIONS = (4, 17)
+VERSIONS = (0, 17)
+FIRST_V2_FORMAT = 4  # below it, the records are down-converted (fetch_legacy.py)
 
 _UNBOUNDED = 0x7FFFFFFF
 
@@ -54,7 +56,18 @@ class FetchRequest(Protocol):
     topics: Sequence[FetchTopic]
 
 
-def _wanted(ctx: RequestContext, request: FetchRequest) -> list[PartitionFetch]:
+def handler_for_version(version: int) -> Any:
+    """The handler of one version (dispatch asks once per version): v0-v3 down-convert."""
+    import sys
+
+    if version < FIRST_V2_FORMAT:
+        from kafkito.broker.handlers import fetch_legacy
+
+        return fetch_legacy
+    return sys.modules[__name__]
+
+
+def wanted_partitions(ctx: RequestContext, request: FetchRequest) -> list[PartitionFetch]:
     topics = ctx.topics
     by_id = ctx.version >= 13
     wanted: list[PartitionFetch] = []
@@ -106,7 +119,7 @@ def _response(ctx: RequestContext, wanted: list[PartitionFetch], result: FetchRe
 
 def handle(ctx: RequestContext, request: FetchRequest) -> Any:
     topics = ctx.topics
-    wanted = _wanted(ctx, request)
+    wanted = wanted_partitions(ctx, request)
     max_bytes = request.max_bytes if request.max_bytes > 0 else _UNBOUNDED
     isolation = READ_COMMITTED if request.isolation_level == READ_COMMITTED else READ_UNCOMMITTED
     result = read_partitions(topics, wanted, max_bytes, isolation)

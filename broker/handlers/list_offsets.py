@@ -1,5 +1,6 @@
 """ListOffsets (2): earliest (-2), latest (-1), max timestamp (-3) or the first offset at a timestamp.
 
+v0 up to max_num_offsets offsets per partition, chosen by segment (`broker/log/legacy_offsets.py`);
 v1 one offset + timestamp; v2 isolation level (read_committed: LATEST is the last stable offset,
 and a timestamp lookup finds only offsets below it); v4 leader epoch; v6 flexible; v7 max timestamp (KIP-734);
 v8 earliest local (-4) (the same as earliest here); v9 last tiered (-5); v10 timeout.
@@ -12,10 +13,11 @@ from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.log.errors import LogError
+from kafkito.broker.log.legacy_offsets import offsets_before
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 2
-VERSIONS = (1, 8)
+VERSIONS = (0, 8)
 
 LATEST = -1
 EARLIEST = -2
@@ -26,6 +28,7 @@ EARLIEST_LOCAL = -4
 class ListOffsetsPartition(Protocol):
     partition_index: int
     timestamp: int
+    max_num_offsets: int  # v0
 
 
 class ListOffsetsTopic(Protocol):
@@ -71,7 +74,28 @@ def _lookup(
     return out
 
 
+def _lookup_v0(ctx: RequestContext, topic: str, p: ListOffsetsPartition) -> dict[str, Any]:
+    out: dict[str, Any] = dict(
+        partition_index=p.partition_index, error_code=ErrorCode.NONE, old_style_offsets=[]
+    )
+    if p.timestamp < EARLIEST:  # v0 knows only LATEST and EARLIEST among the negative times
+        out["error_code"] = ErrorCode.UNSUPPORTED_VERSION
+        return out
+    try:
+        plog = ctx.topics.get_log(topic, p.partition_index)
+        out["old_style_offsets"] = offsets_before(plog, p.timestamp, p.max_num_offsets)
+    except LogError as exc:
+        out["error_code"] = exc.code
+    return out
+
+
 def handle(ctx: RequestContext, request: ListOffsetsRequest) -> Any:
+    if ctx.version == 0:
+        v0 = [
+            dict(name=t.name, partitions=[_lookup_v0(ctx, t.name, p) for p in t.partitions])
+            for t in request.topics
+        ]
+        return ctx.response(topics=v0)
     committed = ctx.version >= 2 and request.isolation_level == READ_COMMITTED
     topics = [
         dict(

@@ -1,5 +1,7 @@
 """OffsetCommit (8): validate against the group, then answer once the records are in `__consumer_offsets`.
 
+v0 stored offsets in ZooKeeper: Kafka 3.9 without ZooKeeper answers it UNSUPPORTED_VERSION, and so do we;
+v1 generation and member id, a commit timestamp per partition (-1: the broker's time);
 v2 retention_time_ms (an explicit expiry, v2-v4 only); v3 throttle time; v4 no change; v5 drops
 retention_time_ms; v6 committed_leader_epoch; v7 group_instance_id (KIP-345); v8 flexible;
 v9 new-protocol member epochs (no change for classic groups).
@@ -19,7 +21,7 @@ from kafkito.protocol.errors import ErrorCode
 from kafkito.protocol.primitives import compact_string, uvarint
 
 API_KEY = 8
-VERSIONS = (2, 9)
+VERSIONS = (0, 9)
 
 DEFAULT_RETENTION_TIME = -1
 CHUNK = 5_000  # partitions handled between yields to the loop, for requests larger than that
@@ -35,6 +37,7 @@ class OffsetCommitPartition(Protocol):
     committed_offset: int
     committed_leader_epoch: int  # v6+
     committed_metadata: str | None
+    commit_timestamp: int  # v1 only
 
 
 class OffsetCommitTopic(Protocol):
@@ -55,6 +58,8 @@ class OffsetCommitRequestBody(Protocol):
 
 def handle(ctx: RequestContext, request: OffsetCommitRequestBody) -> bytes | Awaitable[bytes]:
     commit = _Commit(ctx, request)
+    if ctx.version == 0:
+        return commit.refuse_v0()
     if sum(len(t.partitions) for t in request.topics) <= CHUNK:
         for _ in commit.read():
             pass
@@ -74,7 +79,7 @@ class _Commit:
         self.request = request
         self.version = ctx.version
         self.now = ctx.groups.clock.now_ms()
-        retention = request.retention_time_ms if self.version <= 4 else DEFAULT_RETENTION_TIME
+        retention = request.retention_time_ms if 2 <= self.version <= 4 else DEFAULT_RETENTION_TIME
         self.expire = None if retention == DEFAULT_RETENTION_TIME else self.now + retention
         self.order: list[tuple[str, list[int]]] = []
         self.rejected: dict[TopicPartition, ErrorCode] = {}
@@ -83,6 +88,7 @@ class _Commit:
     def read(self) -> Iterator[None]:
         """Take in the request's partitions; pauses (yields) every CHUNK of them."""
         version, now, expire = self.version, self.now, self.expire
+        own_timestamps = version == 1
         offsets, rejected = self.offsets, self.rejected
         topics = self.ctx.topics
         count = 0
@@ -100,13 +106,22 @@ class _Commit:
                         p.committed_offset,
                         p.committed_metadata or "",  # null metadata is stored as ""
                         p.committed_leader_epoch if version >= 6 else -1,
-                        now,
+                        p.commit_timestamp if own_timestamps and p.commit_timestamp != -1 else now,
                         expire,
                     )
                 count += 1
                 if count % CHUNK == 0:
                     yield
             self.order.append((name, indexes))
+
+    def refuse_v0(self) -> bytes:
+        """Kafka 3.9 in KRaft mode: every partition UNSUPPORTED_VERSION (v0 wrote to ZooKeeper), unless
+        none of them exists (then each is UNKNOWN_TOPIC_OR_PARTITION)."""
+        for _ in self.read():
+            pass
+        if self.offsets:
+            self.rejected = dict.fromkeys([*self.rejected, *self.offsets], ErrorCode.UNSUPPORTED_VERSION)
+        return self.encode({})
 
     def write(self) -> bytes | Awaitable[bytes]:
         """Hand the valid offsets to the coordinator; the response once they are written."""

@@ -1,5 +1,6 @@
 """OffsetFetch (9): committed offsets of a group, whatever its state; -1 where nothing is committed.
 
+v0 read ZooKeeper: Kafka 3.9 without ZooKeeper answers every partition UNSUPPORTED_VERSION, as we do;
 v1 first non-ZooKeeper version; v2 null topics = all committed partitions, top-level error code;
 v3 throttle time; v4 no change; v5 committed_leader_epoch; v6 flexible; v7 require_stable
 (UNSTABLE_OFFSET_COMMIT while a commit is being written, or while a transaction holds pending
@@ -17,7 +18,7 @@ from kafkito.broker.coordinator import PartitionOffset, TopicPartition
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 9
-VERSIONS = (1, 9)
+VERSIONS = (0, 9)
 
 
 class OffsetFetchTopic(Protocol):
@@ -102,5 +103,9 @@ def handle(ctx: RequestContext, request: OffsetFetchRequestBody) -> Any:
             error, topics = _fetch(ctx, g.group_id, _wanted(g.topics), require_stable, member)
             groups.append(dict(group_id=g.group_id, topics=_topic_entries(topics), error_code=error))
         return ctx.response(throttle_time_ms=0, groups=groups)
+    if version == 0:
+        failed = PartitionOffset(-1, "", -1, ErrorCode.UNSUPPORTED_VERSION)
+        wanted = _wanted(request.topics) or []
+        return ctx.response(topics=_topic_entries(_by_topic(dict.fromkeys(wanted, failed), wanted)))
     error, topics = _fetch(ctx, request.group_id, _wanted(request.topics), require_stable)
     return ctx.response(throttle_time_ms=0, topics=_topic_entries(topics), error_code=error)

@@ -1,6 +1,6 @@
 """OffsetForLeaderEpoch (23): the end offset of a leader epoch; there is one epoch (0) on this broker.
 
-v2 current leader epoch; v3 replica id; v4 flexible.
+v0 end offsets only; v1 leader epoch in the response; v2 current leader epoch; v3 replica id; v4 flexible.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from kafkito.broker.log.errors import LogError
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 23
-VERSIONS = (2, 4)
+VERSIONS = (0, 4)
 
 LEADER_EPOCH = 0
 

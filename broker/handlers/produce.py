@@ -1,5 +1,7 @@
 """Produce (0): append the producer's record batches to the partition logs, as sent.
 
+v0-v2 (message sets of format v0/v1, converted to a v2 batch on append as Kafka does; v1 throttle
+time, v2 log append time) are answered by `_LEGACY`, chosen once per version by dispatch;
 v3 transactional id + magic v2 only; v5 log start offset; v7 ZStandard; v8 record errors;
 v9 flexible; v10 current leader (tagged); v11 TRANSACTION_ABORTABLE; v12 same body, from a
 transactions V2 client (KIP-890 part 2); v13 (topic ids) is not served.
@@ -12,21 +14,24 @@ without a network hop): the request waits for that write, then appends.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator.results import TopicPartition
 from kafkito.broker.handlers.metadata import INTERNAL_TOPICS
 from kafkito.broker.handlers.parked import Parked
-from kafkito.broker.log.batch import ATTRIBUTES_AT, HEADER_SIZE, TRANSACTIONAL_MASK, parse_header
+from kafkito.broker.log.batch import ATTRIBUTES_AT, HEADER_SIZE, MAGIC_AT, TRANSACTIONAL_MASK, parse_header
 from kafkito.broker.log.errors import LogError
+from kafkito.broker.log.legacy_format import is_legacy, to_v2
+from kafkito.broker.log.partition_log import AppendInfo, PartitionLog
 from kafkito.broker.transactions.errors import for_version
 from kafkito.broker.transactions.requests import AddPartitionsRequest
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 0
-VERSIONS = (3, 12)
+VERSIONS = (0, 12)
+FIRST_V2_ONLY = 3  # from v3 the records are v2 batches
 
 IMPLICIT_ADD_SINCE = 12  # transactions V2: the produce request adds its partitions to the transaction
 # A partition's fate decided before the append: an error to answer, or ADDED (in the transaction).
@@ -81,10 +86,11 @@ _RETRIABLE = frozenset(
 
 
 def _is_transactional(records: bytes | None) -> bool:
-    """Whether the first batch has the transactional attribute (the low byte of its attributes)."""
+    """Whether the first batch is a v2 batch with the transactional attribute (the low byte of its
+    attributes); a v0/v1 message set has no such attribute."""
     if records is None or len(records) <= _ATTRIBUTES_LOW:
         return False
-    return bool(records[_ATTRIBUTES_LOW] & TRANSACTIONAL_MASK)
+    return bool(records[_ATTRIBUTES_LOW] & TRANSACTIONAL_MASK) and records[MAGIC_AT] == 2
 
 
 def _client_error(ctx: RequestContext, found: ErrorCode) -> ErrorCode:
@@ -179,7 +185,38 @@ def handle(ctx: RequestContext, request: ProduceRequest) -> Any:
     return _append_all(ctx, request, {})
 
 
-def _append_all(ctx: RequestContext, request: ProduceRequest, decided: Decided) -> Any:
+def _append_legacy(plog: PartitionLog, records: bytes) -> AppendInfo:
+    """Produce v0-v2: a v0/v1 message set is appended as one v2 batch (v2 batches as they are)."""
+    return plog.append(to_v2(records) if is_legacy(records) else records)
+
+
+class _Legacy:
+    """Produce v0-v2: no transactional id; message sets converted on append."""
+
+    API_KEY = API_KEY
+    VERSIONS = (0, FIRST_V2_ONLY - 1)
+
+    @staticmethod
+    def handle(ctx: RequestContext, request: ProduceRequest) -> Any:
+        return _append_all(ctx, request, {}, _append_legacy)
+
+
+_LEGACY = _Legacy()
+
+
+def handler_for_version(version: int) -> Any:
+    """The handler of one version (dispatch asks once per version): v0-v2 convert message sets."""
+    import sys
+
+    return _LEGACY if version < FIRST_V2_ONLY else sys.modules[__name__]
+
+
+def _append_all(
+    ctx: RequestContext,
+    request: ProduceRequest,
+    decided: Decided,
+    append: Callable[[PartitionLog, bytes], AppendInfo] = PartitionLog.append,
+) -> Any:
     """Append every partition's records; `decided` holds the partitions already added (ADDED) or
     refused by the transaction coordinator."""
     get_log = ctx.topics.get_log
@@ -196,7 +233,7 @@ def _append_all(ctx: RequestContext, request: ProduceRequest, decided: Decided) 
                 continue
             try:
                 plog = get_log(name, p.index)
-                info = plog.append(p.records or b"")
+                info = append(plog, p.records or b"")
             except LogError as exc:
                 parts.append(_partition_response(p.index, exc.code, exc.message or None))
                 continue
