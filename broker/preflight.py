@@ -12,6 +12,7 @@ import difflib
 import errno
 import os
 import socket
+import tempfile
 from pathlib import Path
 
 from kafkito.broker.config import PROPERTIES, Config
@@ -144,7 +145,17 @@ def check_data_dir(path: Path) -> None:
 
 
 def _writable(directory: Path) -> bool:
-    return os.access(directory, os.W_OK | os.X_OK)
+    """Whether a file can be created in `directory`: tried (and removed at once), since permission bits
+    say nothing for root or a read-only mount."""
+    if not os.access(directory, os.W_OK | os.X_OK):
+        return False
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".kafkito-probe-", dir=directory)
+    except OSError:
+        return False
+    os.close(fd)
+    os.unlink(probe)
+    return True
 
 
 def check_port_free(host: str, port: int) -> None:

@@ -187,7 +187,7 @@ def run_delete(args: argparse.Namespace) -> int:
     client = admin(args.bootstrap_server)
     with kafka_errors():
         results = client.delete_groups(args.groups)
-    failed = {g: e for g, e in results.items() if e not in (None, "NoError")}
+    failed = {g: e for g, e in results.items() if e not in (None, "OK", "NoError")}
     deleted = [g for g in args.groups if g not in failed]
     if deleted:
         names = ", ".join(f"'{g}'" for g in deleted)

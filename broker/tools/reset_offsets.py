@@ -93,9 +93,13 @@ def plan(
 
 
 def run(args: argparse.Namespace) -> int:
-    client = admin(args.bootstrap_server)
     if not args.topic and not args.all_topics:
         raise ToolError("say which partitions: --topic TOPIC[:P,...] (repeatable) or --all-topics", 2)
+    if args.to_datetime is not None:
+        parse_datetime(args.to_datetime)  # refused before anything is asked of the broker
+    for spec in args.topic:
+        parse_topic(spec)
+    client = admin(args.bootstrap_server)
     described = describe_group(client, args.group) if args.execute else None
     if described is not None and described["group_state"] not in INACTIVE:
         raise ToolError(
