@@ -53,7 +53,7 @@ async def _resolvable(names: set[str]) -> set[str]:
     async def resolves(name: str) -> bool:
         try:
             await asyncio.wait_for(loop.getaddrinfo(name, None, type=socket.SOCK_STREAM), RESOLVE_TIMEOUT_S)
-        except (OSError, TimeoutError, UnicodeError):
+        except (OSError, TimeoutError, ValueError):  # ValueError: a name no resolver takes
             return False
         return True
 

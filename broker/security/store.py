@@ -248,9 +248,16 @@ class SecurityStore:
         self._journal.sync()
 
     async def synced(self) -> None:
-        """Resolve once every change appended so far is fsynced (the fsync runs off the event loop)."""
+        """Resolve once every change appended so far is fsynced (the fsync runs off the event loop).
+
+        A failed fsync is logged and the answer still sent: the change is applied and written (a process
+        crash keeps it); only a crash of the machine could lose it.
+        """
         if self._journal.dirty:
-            await asyncio.to_thread(self._journal.sync)
+            try:
+                await asyncio.to_thread(self._journal.sync)
+            except OSError as e:
+                log.error("security.sync_failed", error=str(e))
 
     def close(self) -> None:
         self._journal.close()
