@@ -21,7 +21,14 @@ from typing import Any
 
 import structlog
 
-from kafkito.broker.security.acls import AclBinding, AclFilter, AclSet, validate_new_acl
+from kafkito.broker.security.acls import (
+    AclBinding,
+    AclFilter,
+    AclOperation,
+    AclSet,
+    ResourceType,
+    validate_new_acl,
+)
 from kafkito.broker.security.errors import SecurityError
 from kafkito.broker.security.journal import MIN_COMPACT_BYTES, Journal
 from kafkito.broker.security.quotas import (
@@ -107,6 +114,13 @@ class SecurityStore:
             acl_id = str(uuid.uuid4())
             if acl_id not in self.acls.by_id:
                 return acl_id
+
+    def authorize(
+        self, principal: str, host: str, operation: AclOperation, resource_type: ResourceType, name: str
+    ) -> bool | None:
+        """The ACLs' verdict on one action: True allowed, False denied, None no ACL applies (the
+        caller's `allow.everyone.if.no.acl.found` decides; super users are the caller's too)."""
+        return self.acls.authorize(principal, host, operation, resource_type, name)
 
     def describe_acls(self, acl_filter: AclFilter) -> list[AclBinding]:
         """The ACLs a filter matches; SecurityError for a filter with an UNKNOWN element."""

@@ -58,6 +58,10 @@ def test_reopen_after_close_and_after_a_crash(tmp_path: Path) -> None:
     again = SecurityStore(tmp_path).load()
     assert state(again) == before
     assert len(again.acls) == 2
+    assert (
+        again.authorize("User:alice", "10.0.0.1", AclOperation.DESCRIBE, ResourceType.TOPIC, "t2-x") is True
+    )
+    assert again.authorize("User:alice", "10.0.0.1", AclOperation.READ, ResourceType.TOPIC, "t0") is None
     # Without close (a crash): what was written is in the file already.
     again.create_acls([acl("more")])
     after = state(again)
