@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from kafkito.broker.cluster.nodes import Nodes, build_topology
 from kafkito.broker.config import Config
 from kafkito.broker.connections import Connections
 from kafkito.broker.context import RequestContext
@@ -36,6 +37,7 @@ from kafkito.broker.steering import Steering
 from kafkito.purgatory import Purgatory, SteerableClock, Timer, TimerTask
 
 if TYPE_CHECKING:
+    from kafkito.broker.cluster import Topology
     from kafkito.broker.security.store import SecurityStore
     from kafkito.broker.transactions import TransactionCoordinator
     from kafkito.broker.transactions.manager import TransactionsManager
@@ -63,7 +65,9 @@ def _new_cluster_id() -> str:
 class Broker:
     """One kafkito broker. `await start()`, then `await stop()`; `serve()` runs until a signal."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, nodes: int = 1, ports: list[int] | None = None) -> None:
+        if nodes < 1:
+            raise ValueError(f"a cluster has at least one node, not {nodes}")
         self.config = config
         self.connections = Connections(config)  # open connections, their limits and memory pool
         self.clock = SteerableClock()  # monotonic; tests move it ahead through `steering.advance`
@@ -83,9 +87,12 @@ class Broker:
         self.cluster_id = config.cluster_id or ""
         self._periodic: dict[str, asyncio.TimerHandle | TimerTask] = {}
         self.steering = Steering(self)
-        self.steered = False  # a fault rule or black hole is in force: dispatch takes the steered path
-        self._server: asyncio.base_events.Server | None = None
-        self._bound: tuple[str, int] | None = None
+        # Several nodes: requests are routed (broker/cluster/routing.py) on dispatch's steered path.
+        self.routing = nodes > 1
+        self.steered = self.routing  # or a fault rule or black hole is in force (kafkito.testing)
+        self.nodes = Nodes(self, nodes, ports)
+        self.topology: Topology | None = None  # a multi-node cluster's, built by start()
+        self._serving = False
         self._stopped: asyncio.Event | None = None  # created by start(), inside the loop
         self._stop_task: asyncio.Future[bool] | None = None
         self.crashed = False  # by crash(): left as a SIGKILL leaves a process
@@ -93,16 +100,18 @@ class Broker:
     # identity ------------------------------------------------------------------
     @property
     def bound_port(self) -> int:
-        if self._bound is None:
+        """The first node's port."""
+        port = self._bound_port()
+        if port is None:
             raise RuntimeError("broker not started")
-        return self._bound[1]
+        return port
 
     @property
     def advertised(self) -> tuple[str, int]:
         return self.services.cluster.advertised
 
     def _bound_port(self) -> int | None:
-        return self._bound[1] if self._bound else None
+        return self.nodes.bound.get(self.config.node_id)
 
     def _load_identity(self) -> None:
         data_dir = self.config.data_dir
@@ -207,8 +216,6 @@ class Broker:
 
     # lifecycle -------------------------------------------------------------------
     async def start(self) -> None:
-        from kafkito.broker.server import KafkaConnection
-
         self._load_identity()
         loop = asyncio.get_running_loop()
         self._stopped = asyncio.Event()
@@ -219,7 +226,9 @@ class Broker:
         offsets_config = OffsetsConfig.from_broker(self.config)
         self.offsets = OffsetsManager(self._logs, offsets_config, self.clock, self.wall_ms)
         self.services = self._build_services(self._logs)
-        self.context_type = RequestContext.bind(self.services)
+        if self.routing:
+            self.topology = build_topology(self, self.nodes.count)
+        self.context_type = self.nodes.build(self.services, self.topology)
         self.coordinator.sink = self.offsets.sink
         self.offsets.load(self.coordinator, loop.call_soon)
         if self._logs.topic(TRANSACTION_STATE_TOPIC) is not None:
@@ -234,19 +243,19 @@ class Broker:
         if self.config.log_flush_interval_ms is not None:
             self.every("log-flush", self.config.log_flush_interval_ms, self._logs.flush_due)
         self.every("connections", self.connections.housekeeping_interval_ms, self.connections.housekeeping)
-        self._server = await loop.create_server(
-            lambda: KafkaConnection(self), self.config.host, self.config.port, reuse_address=True
-        )
-        sock = self._server.sockets[0].getsockname()
-        self._bound = (sock[0], sock[1])
-        log.info(
-            "broker.started",
-            host=sock[0],
-            port=sock[1],
-            advertised="{}:{}".format(*self.advertised),
-            cluster_id=self.cluster_id,
-            data_dir=str(self.config.data_dir),
-        )
+        self._serving = True
+        for node_id in self.nodes.ids:
+            host, port = await self.nodes.open(node_id)
+            several = {"node_id": node_id} if self.routing else {}
+            log.info(
+                "broker.started",
+                host=host,
+                port=port,
+                **several,
+                advertised="{}:{}".format(*self.nodes.clusters[node_id].advertised),
+                cluster_id=self.cluster_id,
+                data_dir=str(self.config.data_dir),
+            )
 
     async def stop(self) -> bool:
         """Stop every component, each on its own; True when all closed cleanly (failures are logged).
@@ -261,9 +270,9 @@ class Broker:
         log.info("broker.stopping", connections=len(self.connections))
         steps = StopSteps()
         try:
-            if self._server is not None:
-                server, self._server = self._server, None
-                steps.run("listener", server.close)
+            if self._serving:
+                self._serving = False
+                steps.run("listener", self.nodes.close_listeners)
                 await steps.run_async("connections", self.connections.close_all())
             steps.run("periodic tasks", self._cancel_periodic)
             if self._cleaner is not None:
@@ -291,9 +300,8 @@ class Broker:
         listener and connections cut, no timer or housekeeping firing again, and nothing closed,
         flushed or written on the way out (the logs hold what was written, and recover on restart)."""
         self.crashed = True
-        if self._server is not None:
-            server, self._server = self._server, None
-            server.close()
+        self._serving = False
+        self.nodes.close_listeners()
         for conn in list(self.connections):
             conn.kill()
         self._cancel_periodic()

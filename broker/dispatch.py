@@ -111,8 +111,12 @@ def _unserved(api_key: int, api_version: int) -> _Route:
     return route
 
 
-def dispatch(broker: Broker, frame: bytes, peer_host: str) -> Reply | Awaitable[Reply]:
+def dispatch(
+    broker: Broker, frame: bytes, peer_host: str, context_type: type[RequestContext] | None = None
+) -> Reply | Awaitable[Reply]:
     """Answer one request frame: encoded response bytes, None (no response), or an awaitable of either.
+
+    `context_type` is the node's the frame came to (`broker.context_type` when None: the first node).
 
     A handler returns a response object, or `bytes` holding a body it encoded itself (hot paths), or None.
     A handler module that declares `decode(frame, offset, version)` reads its own request bodies.
@@ -153,10 +157,11 @@ def dispatch(broker: Broker, frame: bytes, peer_host: str) -> Reply | Awaitable[
             client_id=header.client_id,
             peer=peer_host,
         )
-    if broker.steered:  # a test's fault rule or black hole is in force (kafkito.testing)
-        return steer(Request(broker, handler, header, request, peer_host, header_v1))
+    context_type = context_type or broker.context_type
+    if broker.steered:  # a fault rule or black hole is in force (kafkito.testing), or several nodes
+        return steer(Request(broker, handler, header, request, peer_host, header_v1, context_type))
     # `answer`, inlined: one call less per request on the hot path.
-    result = handler.handle(broker.context_type(header, peer_host), request)
+    result = handler.handle(context_type(header, peer_host), request)
     if result is None:
         return None
     if isinstance(result, bytes):
@@ -167,10 +172,15 @@ def dispatch(broker: Broker, frame: bytes, peer_host: str) -> Reply | Awaitable[
 
 
 def answer(
-    broker: Broker, handler: Handler, header: RequestHeader, request: Any, peer_host: str, header_v1: bool
+    handler: Handler,
+    header: RequestHeader,
+    request: Any,
+    peer_host: str,
+    header_v1: bool,
+    context_type: type[RequestContext],
 ) -> Reply | Awaitable[Reply]:
     """Call the handler on a decoded request and encode what it returns (the end of `dispatch`)."""
-    result = handler.handle(broker.context_type(header, peer_host), request)
+    result = handler.handle(context_type(header, peer_host), request)
     if result is None:
         return None
     if isinstance(result, bytes):

@@ -15,6 +15,7 @@ from kafkito.protocol.codec import client_id_of
 
 if TYPE_CHECKING:
     from kafkito.broker.app import Broker
+    from kafkito.broker.context import RequestContext
 
 log = structlog.get_logger("kafkito.server")
 
@@ -31,8 +32,12 @@ class KafkaConnection(asyncio.BufferedProtocol):
     too many requests are queued or the pool has no room for the frame being received.
     """
 
-    def __init__(self, broker: Broker) -> None:
+    def __init__(
+        self, broker: Broker, context_type: type[RequestContext] | None = None, node_id: int | None = None
+    ) -> None:
         self._broker = broker
+        self._context_type = context_type or broker.context_type  # the node's, in a multi-node cluster
+        self.node_id = broker.config.node_id if node_id is None else node_id
         connections = broker.connections
         self._pool = connections.pool
         self._receiver = FrameReceiver(
@@ -162,6 +167,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         queue = self._queue
         broker = self._broker
         peer = self.peer_ip
+        context = self._context_type
         out: list[bytes] = []
         pending = 0
         taken = 0  # bytes of the frames taken off the queue, given back to the pool once per call
@@ -170,7 +176,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 frame = queue.popleft()
                 taken += len(frame)
                 try:
-                    reply = dispatch(broker, frame, peer)
+                    reply = dispatch(broker, frame, peer, context)
                 except CloseConnection as exc:
                     self._write(out)
                     self.abort(str(exc))

@@ -26,6 +26,7 @@ from kafkito.broker.producer_ids import ProducerIdManager
 from kafkito.purgatory import Purgatory
 
 if TYPE_CHECKING:
+    from kafkito.broker.cluster import Topology
     from kafkito.broker.security.store import SecurityStore
     from kafkito.broker.transactions import TransactionCoordinator
 
@@ -35,23 +36,39 @@ T = TypeVar("T")
 
 
 class Cluster:
-    """This broker's identity as clients see it: node id, cluster id, advertised endpoint, controller."""
+    """One node's identity as clients see it: node id, cluster id, advertised endpoint, controller, and
+    the cluster's topology (the nodes, partition leaders and coordinators; one node by default).
 
-    __slots__ = ("_bound_port", "_config", "cluster_id")
+    A multi-node cluster has one `Cluster` per node (`peers`, by node id), each node's handlers see
+    their own; node ids follow `node.id` (node.id, node.id + 1, ...).
+    """
 
-    def __init__(self, config: Config, cluster_id: str, bound_port: Callable[[], int | None]) -> None:
+    __slots__ = ("_bound_port", "_config", "_index", "cluster_id", "node_id", "peers", "topology")
+
+    def __init__(
+        self,
+        config: Config,
+        cluster_id: str,
+        bound_port: Callable[[], int | None],
+        topology: Topology | None = None,
+        index: int = 0,
+    ) -> None:
+        from kafkito.broker.cluster import Topology
+
         self._config = config
         self._bound_port = bound_port
+        self._index = index
         self.cluster_id = cluster_id
-
-    @property
-    def node_id(self) -> int:
-        return self._config.node_id
+        self.node_id = config.node_id + index
+        self.topology = topology or Topology(
+            [self.node_id], lambda topic: None, lambda: 1, {}
+        )
+        self.peers: dict[int, Cluster] = {self.node_id: self}
 
     @property
     def controller_id(self) -> int:
-        """A single broker is its own controller."""
-        return self._config.node_id
+        """A single broker is its own controller; a cluster reports its lowest live node."""
+        return self.node_id if self.topology.single else self.topology.controller()
 
     @property
     def advertised(self) -> tuple[str, int]:
@@ -60,8 +77,18 @@ class Cluster:
         host = config.advertised_host or config.host
         if host in ("0.0.0.0", "", "::"):
             host = "127.0.0.1"
-        port = config.advertised_port or self._bound_port() or config.port
+        if config.advertised_port:
+            return host, config.advertised_port + self._index
+        port = self._bound_port() or (config.port + self._index if config.port else config.port)
         return host, port
+
+    def endpoint(self, node_id: int) -> tuple[str, int]:
+        """Where clients reach `node_id` (this node's or a peer's advertised endpoint)."""
+        return self.peers[node_id].advertised
+
+    def live_nodes(self) -> list[int]:
+        """The ids of the nodes serving now, lowest first."""
+        return self.topology.live_nodes()
 
 
 class Fetches:

@@ -1,14 +1,18 @@
-"""DescribeCluster (60): this single broker, the cluster id and the controller (itself).
+"""DescribeCluster (60): the live nodes (this one alone, unless it runs a cluster), the cluster id and
+the controller.
 
 v1 endpoint type; v2 fenced brokers.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.protocol.errors import ErrorCode
+
+if TYPE_CHECKING:
+    from kafkito.broker.services import Cluster
 
 API_KEY = 60
 VERSIONS = (0, 1)
@@ -25,7 +29,6 @@ class DescribeClusterRequest(Protocol):
 
 def handle(ctx: RequestContext, request: DescribeClusterRequest) -> Any:
     cluster = ctx.cluster
-    host, port = cluster.advertised
     if ctx.version >= 1 and request.endpoint_type != _BROKERS_ENDPOINT:
         error, message = _endpoint_error(request.endpoint_type)
         return ctx.response(
@@ -44,8 +47,13 @@ def handle(ctx: RequestContext, request: DescribeClusterRequest) -> Any:
         endpoint_type=_BROKERS_ENDPOINT,
         cluster_id=cluster.cluster_id,
         controller_id=cluster.controller_id,
-        brokers=[dict(broker_id=cluster.node_id, host=host, port=port, rack=None)],
+        brokers=[_broker(cluster, node_id) for node_id in cluster.live_nodes()],
     )
+
+
+def _broker(cluster: Cluster, node_id: int) -> dict[str, Any]:
+    host, port = cluster.endpoint(node_id)
+    return dict(broker_id=node_id, host=host, port=port, rack=None)
 
 
 def _endpoint_error(endpoint_type: int) -> tuple[ErrorCode, str]:

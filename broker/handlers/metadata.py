@@ -3,6 +3,10 @@
 v1 adds rack, controller id, is_internal and null = all topics; v2 cluster id; v3 throttle time;
 v4 allow_auto_topic_creation; v5 offline replicas; v7 leader epoch; v8 authorized operations;
 v9 flexible; v10 topic ids; v11 drops cluster authorized operations; v12 null topic names (by id).
+
+As Kafka: all topics (null) lists the internal ones too (`__consumer_offsets`, `__transaction_state`,
+once they exist) with is_internal set; a topic auto-created by this request is answered with
+LEADER_NOT_AVAILABLE and no partitions, and the next request sees it.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from kafkito.broker.log.manager import TopicInfo, validate_topic_name
 from kafkito.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
-    from kafkito.broker.services import Topics
+    from kafkito.broker.cluster import Topology
+    from kafkito.broker.services import Cluster, Topics
 
 API_KEY = 3
 VERSIONS = (0, 12)
@@ -38,7 +43,11 @@ class MetadataRequest(Protocol):
     allow_auto_topic_creation: bool  # v4+
 
 
-def _topic_entry(info: TopicInfo, node_id: int) -> dict[str, Any]:
+def _topic_entry(info: TopicInfo, cluster: Cluster) -> dict[str, Any]:
+    topology = cluster.topology
+    if not topology.single:
+        return _cluster_topic_entry(info, topology)
+    node_id = cluster.node_id
     nodes = [node_id]
     return dict(
         error_code=ErrorCode.NONE,
@@ -60,6 +69,33 @@ def _topic_entry(info: TopicInfo, node_id: int) -> dict[str, Any]:
     )
 
 
+def _cluster_topic_entry(info: TopicInfo, topology: Topology) -> dict[str, Any]:
+    """A topic of a multi-node cluster: each partition's leader (-1 and LEADER_NOT_AVAILABLE when no
+    replica is live), replicas, ISR and the replicas on stopped nodes."""
+    live = topology.live
+    partitions = []
+    for p, state in enumerate(topology.partitions(info.name)):
+        leader = state.leader
+        partitions.append(
+            dict(
+                error_code=ErrorCode.NONE if leader >= 0 else ErrorCode.LEADER_NOT_AVAILABLE,
+                partition_index=p,
+                leader_id=leader,
+                leader_epoch=0,
+                replica_nodes=list(state.replicas),
+                isr_nodes=list(state.isr),
+                offline_replicas=[r for r in state.replicas if r not in live],
+            )
+        )
+    return dict(
+        error_code=ErrorCode.NONE,
+        name=info.name,
+        topic_id=info.topic_id,
+        is_internal=info.name in INTERNAL_TOPICS,
+        partitions=partitions,
+    )
+
+
 def _error_entry(name: str | None, code: ErrorCode, topic_id: Any = None) -> dict[str, Any]:
     return dict(error_code=code, name=name, topic_id=topic_id, is_internal=False, partitions=[])
 
@@ -74,15 +110,13 @@ def _named(topics: Topics, name: str) -> TopicInfo | None:
 
 def handle(ctx: RequestContext, request: MetadataRequest) -> Any:
     cluster = ctx.cluster
-    node_id = cluster.node_id
-    host, port = cluster.advertised
     topics = ctx.topics
     wanted = request.topics
     if ctx.version == 0 and not wanted:
         wanted = None  # v0: an empty list means every topic
     entries: list[dict[str, Any]] = []
     if wanted is None:
-        entries = [_topic_entry(t, node_id) for t in topics.all() if t.name != OFFSETS_TOPIC]
+        entries = [_topic_entry(t, cluster) for t in topics.all()]  # internal ones too, as Kafka
     else:
         allow_auto = ctx.configs.config.auto_create_topics_enable and (
             ctx.version < 4 or request.allow_auto_topic_creation
@@ -94,7 +128,7 @@ def handle(ctx: RequestContext, request: MetadataRequest) -> Any:
                 if info is None:
                     entries.append(_error_entry(None, ErrorCode.UNKNOWN_TOPIC_ID, t.topic_id))
                 else:
-                    entries.append(_topic_entry(info, node_id))
+                    entries.append(_topic_entry(info, cluster))
                 continue
             info = _named(topics, name)
             if info is None:
@@ -107,15 +141,28 @@ def handle(ctx: RequestContext, request: MetadataRequest) -> Any:
                     entries.append(_error_entry(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
                     continue
                 try:
-                    info = topics.auto_create(name)
+                    topics.auto_create(name)
                 except LogError as exc:
                     entries.append(_error_entry(name, exc.code))
                     continue
-            entries.append(_topic_entry(info, node_id))
+                # As Kafka: created now, answered as a topic whose leaders are not known yet; the next
+                # request sees its partitions.
+                entries.append(_error_entry(name, ErrorCode.LEADER_NOT_AVAILABLE))
+                continue
+            entries.append(_topic_entry(info, cluster))
     return ctx.response(
         throttle_time_ms=0,
-        brokers=[dict(node_id=node_id, host=host, port=port, rack=None)],
+        brokers=_brokers(cluster),
         cluster_id=cluster.cluster_id,
         controller_id=cluster.controller_id,
         topics=entries,
     )
+
+
+def _brokers(cluster: Cluster) -> list[dict[str, Any]]:
+    """The live nodes (one, unless the broker runs a cluster)."""
+    out = []
+    for node_id in cluster.live_nodes():
+        host, port = cluster.endpoint(node_id)
+        out.append(dict(node_id=node_id, host=host, port=port, rack=None))
+    return out

@@ -28,6 +28,7 @@ from kafkito.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
     from kafkito.broker.app import Broker
+    from kafkito.broker.context import RequestContext
     from kafkito.broker.handlers.registry import Handler
 
 log = structlog.get_logger("kafkito.steering")
@@ -39,7 +40,7 @@ _PRODUCE, _FETCH = 0, 1
 class Request:
     """One decoded request on its way through the steered path."""
 
-    __slots__ = ("body", "broker", "handler", "header", "header_v1", "peer_host")
+    __slots__ = ("body", "broker", "context_type", "handler", "header", "header_v1", "peer_host")
 
     def __init__(
         self,
@@ -49,8 +50,10 @@ class Request:
         body: Any,
         peer_host: str,
         header_v1: bool,
+        context_type: type[RequestContext],
     ) -> None:
         self.broker = broker
+        self.context_type = context_type  # the node the request came to (multi-node clusters)
         self.handler = handler
         self.header = header
         self.body = body
@@ -60,10 +63,10 @@ class Request:
     def serve(self) -> Reply | Awaitable[Reply]:
         from kafkito.broker.dispatch import answer
 
-        return answer(self.broker, self.handler, self.header, self.body, self.peer_host, self.header_v1)
+        return answer(self.handler, self.header, self.body, self.peer_host, self.header_v1, self.context_type)
 
     def handle(self) -> Any:
-        return self.handler.handle(self.broker.context_type(self.header, self.peer_host), self.body)
+        return self.handler.handle(self.context_type(self.header, self.peer_host), self.body)
 
     def topic_name(self, topic_id: UUID) -> str | None:
         info = self.broker.logs.topic_by_id(topic_id)
@@ -71,7 +74,16 @@ class Request:
 
 
 def steer(request: Request) -> Reply | Awaitable[Reply]:
-    """Answer one request while steering is on."""
+    """Answer one request while steering is on: first as the node it came to can (multi-node
+    clusters: `broker/cluster/routing.py`), then through the fault rules."""
+    if request.broker.routing:
+        from kafkito.broker.cluster.routing import route
+
+        return route(request, _steer)
+    return _steer(request)
+
+
+def _steer(request: Request) -> Reply | Awaitable[Reply]:
     steering = request.broker.steering
     header = request.header
     client_id = header.client_id or ""
@@ -134,7 +146,12 @@ def _apply(request: Request, rule: FaultRule) -> Reply | Awaitable[Reply]:
             return None  # acks=0: the producer hears nothing either way
         response = partition_error_response(api_key, version, shape, faulted)
         return encode_response(response, header.correlation_id)
-    if api_key == _FETCH:
+    return serve_partly(request, shape, faulted)
+
+
+def serve_partly(request: Request, shape: Shape, faulted: list[Any]) -> Reply | Awaitable[Reply]:
+    """Serve the partitions left in `request` and add the `faulted` ones' error entries to the answer."""
+    if request.header.api_key == _FETCH:
         request.body.max_wait_ms = 0  # a partition error answers a fetch at once, as in Kafka
     result = request.handle()
     if inspect.isawaitable(result):

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from kafkito.broker.cluster import control as cluster_control
 from kafkito.broker.steering.rules import FaultRule, FaultRules, api_key_of, error_of
 from kafkito.broker.steering.shapes import check_faultable
 from kafkito.protocol.errors import ErrorCode
@@ -167,11 +168,40 @@ class Steering:
         """What the coordinator recorded for the group (transitions, member events), oldest first."""
         return [dict(event) for event in self._broker.coordinator.group_timeline(group_id)]
 
+    # -- cluster topology (broker/cluster/control.py) ------------------------------------------
+
+    def topology(self, internal: bool = False) -> dict[str, Any]:
+        """Cluster id, controller, nodes (`live` or not) and each partition's leader, replicas and ISR
+        (internal topics too with `internal`)."""
+        return cluster_control.describe(self._broker, internal=internal)
+
+    def stop_node(self, node_id: int) -> None:
+        """Take a node down: its listener and connections close, its partitions elect other leaders."""
+        cluster_control.stop_node(self._broker, node_id)
+
+    async def start_node(self, node_id: int) -> None:
+        """Bring a stopped node back on its port; it leads again where it is the preferred leader."""
+        await cluster_control.start_node(self._broker, node_id)
+
+    def move_leader(self, topic: str, partition: int, node_id: int) -> dict[str, Any]:
+        """Make `node_id` the partition's leader; returns its leader, replicas and ISR."""
+        return cluster_control.move_leader(self._broker, topic, partition, node_id)
+
+    def move_coordinator(self, key: str, node_id: int, *, transaction: bool = False) -> dict[str, Any]:
+        """Move the coordinator of a group (of a transactional id, with `transaction`) to `node_id`."""
+        return cluster_control.move_coordinator(self._broker, key, node_id, transaction=transaction)
+
+    def coordinator(self, key: str, *, transaction: bool = False) -> int:
+        """The node coordinating a group (a transactional id, with `transaction`); -1 when none."""
+        return cluster_control.coordinator(self._broker, key, transaction=transaction)
+
     # -------------------------------------------------------------------------------------------
 
     def _update(self) -> None:
-        """Dispatch takes the steered path only while a rule or a black hole is in force."""
-        self._broker.steered = bool(len(self.rules) or self.blackholed)
+        """Dispatch takes the steered path only while a rule or a black hole is in force (always with
+        several nodes, whose requests are routed)."""
+        broker = self._broker
+        broker.steered = broker.routing or bool(len(self.rules) or self.blackholed)
 
 
 def _classic(group_id: str, summary: GroupSummary, group: ClassicGroup) -> dict[str, Any]:

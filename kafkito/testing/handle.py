@@ -33,11 +33,12 @@ _KILLED: list[tuple[Broker, asyncio.AbstractEventLoop]] = []
 
 @dataclass(frozen=True, slots=True)
 class Node:
-    """One broker node of the cluster (kafkito runs one)."""
+    """One broker node of the cluster; `live` is False while it is stopped (`stop_node`)."""
 
     node_id: int
     host: str
     port: int
+    live: bool = True
 
     @property
     def bootstrap_servers(self) -> str:
@@ -73,16 +74,19 @@ def start(
     `group.initial.rebalance.delay.ms=0`. Without `data_dir` the data lives in a temporary directory
     removed by `stop()`. `port=0` takes a free port. The broker logs to stderr at `log_level`,
     unless the process configured structlog itself.
+
+    `nodes=N` runs a cluster of N nodes (ids `node.id`, `node.id` + 1, ...), each with its own
+    listener: on free ports with `port=0`, else on `port`, `port + 1`, ...
     """
-    if nodes != 1:
-        raise ValueError("kafkito.testing runs one broker node (multi-node clusters are not available yet)")
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+        raise ValueError(f"nodes must be a whole number of at least 1, not {nodes!r}")
     _configure_logging(log_level)
     merged = dict(DEFAULTS)
     merged.update(property_names(properties or {}))
     merged.update(property_names(props))
     owned = data_dir is None
     path = Path(tempfile.mkdtemp(prefix="kafkito-")) if data_dir is None else Path(data_dir)
-    handle = KafkitoHandle(merged, path, host, port, owns_data_dir=owned)
+    handle = KafkitoHandle(merged, path, host, port, owns_data_dir=owned, nodes=nodes)
     try:
         handle._launch()
     except BaseException:
@@ -109,9 +113,18 @@ class KafkitoHandle:
     """
 
     def __init__(
-        self, properties: dict[str, str], data_dir: Path, host: str, port: int, *, owns_data_dir: bool
+        self,
+        properties: dict[str, str],
+        data_dir: Path,
+        host: str,
+        port: int,
+        *,
+        owns_data_dir: bool,
+        nodes: int = 1,
     ) -> None:
         self.properties = properties
+        self.node_count = nodes
+        self._ports: list[int] | None = None  # every node's, once bound (a restart keeps them)
         self.data_dir = data_dir
         self.host = host
         self._port = port
@@ -129,7 +142,10 @@ class KafkitoHandle:
 
     @property
     def bootstrap_servers(self) -> str:
-        return f"{self.host}:{self._port}"
+        """`host:port` of every node, comma-separated (one node: its own)."""
+        if self._ports is None or len(self._ports) == 1:
+            return f"{self.host}:{self._port}"
+        return ",".join(f"{self.host}:{port}" for port in self._ports)
 
     @property
     def broker(self) -> Broker:
@@ -150,7 +166,9 @@ class KafkitoHandle:
 
     @property
     def nodes(self) -> list[Node]:
-        return [Node(self.broker.config.node_id, self.host, self._port)]
+        """Every node, stopped ones too (`live` False)."""
+        described = self.call(lambda: self.broker.nodes.describe())
+        return [Node(n["node_id"], n["host"], n["port"], n["live"]) for n in described]
 
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
@@ -294,13 +312,50 @@ class KafkitoHandle:
                 raise TimeoutError(_not_reached(group_id, state, members, seen, timeout))
             await asyncio.sleep(0.02)  # polling the broker for the condition
 
+    # -- cluster topology -----------------------------------------------------------------------
+
+    def topology(self, internal: bool = False) -> dict[str, Any]:
+        """Cluster id, controller, nodes and each partition's leader, replicas and ISR by topic
+        (`__consumer_offsets` and `__transaction_state` too with `internal`)."""
+        return self.call(lambda: self.steering.topology(internal))
+
+    def leader(self, topic: str, partition: int) -> int:
+        """The node leading the partition (-1: none)."""
+        return int(self.topology(internal=True)["topics"][topic][partition]["leader"])
+
+    def coordinator(self, key: str, *, transaction: bool = False) -> int:
+        """The node coordinating a group (a transactional id, with `transaction`); -1 when none."""
+        return self.call(lambda: self.steering.coordinator(key, transaction=transaction))
+
+    def stop_node(self, node_id: int) -> None:
+        """Take a node down: its listener goes, its connections close, its partitions elect other
+        leaders among their live in-sync replicas (none: leader -1) and its coordinators move with them."""
+        self.call(lambda: self.steering.stop_node(node_id))
+
+    def start_node(self, node_id: int) -> None:
+        """Bring a stopped node back on its port; it leads again where it is the preferred leader."""
+        started = asyncio.run_coroutine_threadsafe(self.steering.start_node(node_id), self.loop)
+        started.result(_START_TIMEOUT_S)
+
+    def move_leader(self, topic: str, partition: int, node_id: int) -> dict[str, Any]:
+        """Make `node_id` the partition's leader; returns its leader, replicas and ISR."""
+        return self.call(lambda: self.steering.move_leader(topic, partition, node_id))
+
+    def move_coordinator(self, key: str, node_id: int, *, transaction: bool = False) -> dict[str, Any]:
+        """Move the coordinator of group `key` (of transactional id `key`, with `transaction`) to
+        `node_id`: the leader of its `__consumer_offsets` (`__transaction_state`) partition moves."""
+        return self.call(lambda: self.steering.move_coordinator(key, node_id, transaction=transaction))
+
     # -- lifecycle ------------------------------------------------------------------------------
 
-    def create_topic(self, name: str, partitions: int = 1, **configs: Any) -> None:
-        """Create a topic (configs as Kafka names, dots written as underscores allowed)."""
+    def create_topic(
+        self, name: str, partitions: int = 1, replication_factor: int = -1, **configs: Any
+    ) -> None:
+        """Create a topic (configs as Kafka names, dots written as underscores allowed); the replication
+        factor (default: `default.replication.factor`) may be up to the number of nodes."""
         values: dict[str, str | None] = dict(property_names(configs))
         topics = self.broker.services.topics
-        self.call(lambda: topics.create(name, partitions, -1, values, validate_only=False))
+        self.call(lambda: topics.create(name, partitions, replication_factor, values, validate_only=False))
 
     def restart(self, kill: bool = False) -> KafkitoHandle:
         """Stop and start again on the same data dir and port.
@@ -344,13 +399,14 @@ class KafkitoHandle:
 
         config = self._config()
         started: Future[tuple[Broker, asyncio.AbstractEventLoop]] = Future()
-        broker = Broker(config)
+        broker = Broker(config, self.node_count, self._ports)
         broker.clock.skip_to(broker.clock.now_ms() + self._advanced_ms)  # the broker's time goes on
         thread = threading.Thread(target=_serve, args=(broker, started), name="kafkito-broker", daemon=True)
         thread.start()
         _, loop = started.result(_START_TIMEOUT_S)
         self._broker, self._loop, self._thread = broker, loop, thread
         self._port = broker.bound_port
+        self._ports = [broker.nodes.port_for(n) for n in broker.nodes.ids]
 
     def _shutdown(self) -> None:
         broker, loop, thread = self._broker, self._loop, self._thread
