@@ -5,8 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kafkito.broker.log.errors import KafkaStorageError
 from kafkito.broker.security.acls import (
@@ -18,7 +21,7 @@ from kafkito.broker.security.acls import (
     ResourceType,
 )
 from kafkito.broker.security.quotas import QuotaOp
-from kafkito.broker.security.scram import ScramMechanism, Upsertion, salted_password
+from kafkito.broker.security.scram import Deletion, ScramMechanism, Upsertion, salted_password
 from kafkito.broker.security.store import SecurityStore
 from kafkito.protocol.errors import ErrorCode
 from tests.support.brokers import ProcessBroker
@@ -208,3 +211,42 @@ def test_acknowledged_changes_survive_a_sigkilled_broker(
         assert [
             (r.user, [(c.mechanism, c.iterations) for c in r.credential_infos]) for r in users.results
         ] == [("alice", [(2, 4096)])]
+
+
+OPS = st.one_of(
+    st.tuples(
+        st.just("acl"), st.sampled_from(["a", "b", "c", "d"]), st.sampled_from(list(AclOperation)[2:6])
+    ),
+    st.tuples(st.just("unacl"), st.sampled_from(["a", "b", "c", "d", None]), st.just(AclOperation.ANY)),
+    st.tuples(st.just("quota"), st.sampled_from(["u1", "u2", None]), st.integers(0, 3)),
+    st.tuples(st.just("scram"), st.sampled_from(["x", "y"]), st.sampled_from([0, 4096, 5000])),
+)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(OPS, max_size=60), st.sampled_from([256, 1024, 1 << 20]))
+def test_any_history_reloads_to_the_same_state(
+    tmp_path_factory: pytest.TempPathFactory, ops: list[tuple[str, Any, Any]], compact: int
+) -> None:
+    data = tmp_path_factory.mktemp("history")
+    store = SecurityStore(data, compact_bytes=compact)
+    store.load()
+    for kind, name, arg in ops:
+        if kind == "acl":
+            store.create_acls([acl(str(name), AclOperation(arg))])
+        elif kind == "unacl":
+            store.delete_acls([AclFilter(resource_name=name)])
+        elif kind == "quota":
+            op = (
+                QuotaOp("consumer_byte_rate", 1.0, remove=True)
+                if arg == 0
+                else QuotaOp("consumer_byte_rate", float(arg))
+            )
+            store.alter_quotas([([("user", name)], [op])])
+        elif arg == 0:
+            store.alter_scram([Deletion(str(name), SHA512)], [])
+        else:
+            store.alter_scram([], [Upsertion(str(name), SHA512, int(arg), b"s", b"k" * 64)])
+    before = state(store)
+    store.close()
+    assert state(SecurityStore(data).load()) == before
