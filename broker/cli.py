@@ -28,6 +28,12 @@ def _add_serve(sub: argparse._SubParsersAction[KafkitoParser]) -> None:
     serve.add_argument("--config", metavar="FILE", help="a server.properties file")
     serve.add_argument("--host", help=f"address to bind (default {default('host')})")
     serve.add_argument("--port", type=int, help=f"port to bind (default {default('port')}; 0: a free one)")
+    serve.add_argument(
+        "--nodes",
+        type=int,
+        default=1,
+        help="run a cluster of N nodes in this process, on --port, --port+1, ... (0: free ports; default 1)",
+    )
     serve.add_argument("--data-dir", help=f"logs and offsets (log.dirs, default {default('log.dirs')})")
     serve.add_argument("--advertised-host", help="host clients are told to connect to")
     serve.add_argument("--advertised-port", type=int, help="port clients are told to connect to")
@@ -86,6 +92,8 @@ def _checked_config(args: argparse.Namespace) -> tuple[Config, ControlAddress | 
 
     from kafkito.broker.preflight import check, topic_default_properties, unknown_properties
 
+    if args.nodes < 1:
+        raise ValueError(f"--nodes must be at least 1, not {args.nodes}")
     config = build_config(args)
     control = _control_address(args)
     log = structlog.get_logger("kafkito.config")
@@ -128,7 +136,7 @@ def _run_serve(args: argparse.Namespace) -> int:
     finally:
         gc.freeze()
         gc.enable()
-    broker = Broker(config)
+    broker = Broker(config, args.nodes)
     try:
         # 0 after a clean stop, 1 when a component failed to close (logged); a second signal exits at once.
         if control is None:

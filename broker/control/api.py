@@ -258,7 +258,79 @@ async def group_timeline(request: web.Request) -> web.Response:
 
 
 async def topology(request: web.Request) -> web.Response:
+    """Nodes and partitions; `?internal=true` adds `__consumer_offsets` and `__transaction_state`."""
+    internal = request.query.get("internal", "false").lower() in ("1", "true", "yes")
+    if internal:
+        return answer(_broker(request).steering().topology(internal=True))
     return answer(_broker(request).topology())
+
+
+def _node_id(request: web.Request) -> int:
+    text = request.match_info["node_id"]
+    try:
+        return int(text)
+    except ValueError:
+        raise ControlError(400, f"a node id is a number, not {text!r}") from None
+
+
+def _topology_op(op: Callable[[], Any]) -> Any:
+    """Run a topology operation; an unknown node or partition is a 404, a refused move a 400."""
+    try:
+        return op()
+    except LookupError as exc:
+        raise ControlError(404, str(exc.args[0] if exc.args else exc)) from None
+
+
+async def stop_node(request: web.Request) -> web.Response:
+    node_id = _node_id(request)
+    steering = _broker(request).steering()
+    _topology_op(lambda: steering.stop_node(node_id))
+    return answer(steering.topology())
+
+
+async def start_node(request: web.Request) -> web.Response:
+    node_id = _node_id(request)
+    steering = _broker(request).steering()
+    try:
+        await steering.start_node(node_id)
+    except LookupError as exc:
+        raise ControlError(404, str(exc.args[0] if exc.args else exc)) from None
+    return answer(steering.topology())
+
+
+async def move_leader(request: web.Request) -> web.Response:
+    """Body: `{"node": N}`; the partition's leader becomes node N."""
+    topic = request.match_info["topic"]
+    try:
+        partition = int(request.match_info["partition"])
+    except ValueError:
+        raise ControlError(400, "a partition is a number") from None
+    node_id = (await _body(request)).integer("node", minimum=0)
+    steering = _broker(request).steering()
+    return answer(_topology_op(lambda: steering.move_leader(topic, partition, node_id)))
+
+
+def _coordinator_key(request: web.Request) -> tuple[str, bool]:
+    """The group id or transactional id in the path, and whether it is a transactional id."""
+    if "transactional_id" in request.match_info:
+        return request.match_info["transactional_id"], True
+    return request.match_info["group_id"], False
+
+
+async def coordinator(request: web.Request) -> web.Response:
+    key, transaction = _coordinator_key(request)
+    node_id = _broker(request).steering().coordinator(key, transaction=transaction)
+    return answer({"key": key, "node_id": node_id})
+
+
+async def move_coordinator(request: web.Request) -> web.Response:
+    """Body: `{"node": N}`; the leader of the key's `__consumer_offsets` (`__transaction_state`)
+    partition becomes node N, and with it the coordinator."""
+    key, transaction = _coordinator_key(request)
+    node_id = (await _body(request)).integer("node", minimum=0)
+    steering = _broker(request).steering()
+    moved = _topology_op(lambda: steering.move_coordinator(key, node_id, transaction=transaction))
+    return answer({"key": key, "node_id": node_id, **moved})
 
 
 async def index(request: web.Request) -> web.Response:
@@ -282,6 +354,13 @@ ROUTES: tuple[tuple[str, str, Handler], ...] = (
     ("POST", "/groups/{group_id}/wait", wait_group),
     ("GET", "/groups/{group_id}/timeline", group_timeline),
     ("GET", "/topology", topology),
+    ("POST", "/nodes/{node_id}/stop", stop_node),
+    ("POST", "/nodes/{node_id}/start", start_node),
+    ("POST", "/topics/{topic}/partitions/{partition}/leader", move_leader),
+    ("GET", "/groups/{group_id}/coordinator", coordinator),
+    ("POST", "/groups/{group_id}/coordinator", move_coordinator),
+    ("GET", "/transactions/{transactional_id}/coordinator", coordinator),
+    ("POST", "/transactions/{transactional_id}/coordinator", move_coordinator),
 )
 
 

@@ -81,7 +81,33 @@ def _timeline(client: ControlClient, args: argparse.Namespace) -> Any:
 
 
 def _topology(client: ControlClient, args: argparse.Namespace) -> Any:
-    return client.call("GET", "/topology")
+    return client.call("GET", "/topology?internal=true" if args.internal else "/topology")
+
+
+def _node_stop(client: ControlClient, args: argparse.Namespace) -> Any:
+    return client.call("POST", f"/nodes/{args.node_id}/stop")
+
+
+def _node_start(client: ControlClient, args: argparse.Namespace) -> Any:
+    return client.call("POST", f"/nodes/{args.node_id}/start")
+
+
+def _leader_move(client: ControlClient, args: argparse.Namespace) -> Any:
+    path = f"/topics/{_quote(args.topic)}/partitions/{args.partition}/leader"
+    return client.call("POST", path, {"node": args.node_id})
+
+
+def _coordinator_path(args: argparse.Namespace) -> str:
+    kind = "transactions" if args.transaction else "groups"
+    return f"/{kind}/{_quote(args.key)}/coordinator"
+
+
+def _coordinator_show(client: ControlClient, args: argparse.Namespace) -> Any:
+    return client.call("GET", _coordinator_path(args))
+
+
+def _coordinator_move(client: ControlClient, args: argparse.Namespace) -> Any:
+    return client.call("POST", _coordinator_path(args), {"node": args.node_id})
 
 
 def _disconnect(client: ControlClient, args: argparse.Namespace) -> Any:
@@ -136,6 +162,31 @@ def _add_group_verbs(sub: Any) -> None:
     wait.add_argument("--timeout", type=float, default=30.0, help="seconds (default 30)")
 
 
+def _add_topology_verbs(sub: Any) -> None:
+    topology = _verb(sub.add_parser("topology", help="the cluster's nodes and partition leaders"), _topology)
+    topology.add_argument("--internal", action="store_true", help="list the internal topics too")
+    node = sub.add_parser("node", help="cluster nodes: stop, start")
+    verbs = node.add_subparsers(dest="node_command", required=True, metavar="{stop,start}")
+    stop = _verb(verbs.add_parser("stop", help="take a node down (its leaders move)"), _node_stop)
+    stop.add_argument("node_id", type=int)
+    start = _verb(verbs.add_parser("start", help="bring a stopped node back"), _node_start)
+    start.add_argument("node_id", type=int)
+    leader = sub.add_parser("leader", help="partition leaders: move")
+    leader_verbs = leader.add_subparsers(dest="leader_command", required=True, metavar="{move}")
+    move = _verb(leader_verbs.add_parser("move", help="make a node a partition's leader"), _leader_move)
+    move.add_argument("topic")
+    move.add_argument("partition", type=int)
+    move.add_argument("node_id", type=int)
+    coordinator = sub.add_parser("coordinator", help="group and transaction coordinators: show, move")
+    coord_verbs = coordinator.add_subparsers(dest="coordinator_command", required=True, metavar="{show,move}")
+    show = _verb(coord_verbs.add_parser("show", help="the node coordinating a group"), _coordinator_show)
+    moved = _verb(coord_verbs.add_parser("move", help="move a coordinator to a node"), _coordinator_move)
+    for parser in (show, moved):
+        parser.add_argument("key", help="a group id (a transactional id with --transaction)")
+        parser.add_argument("--transaction", action="store_true", help="KEY is a transactional id")
+    moved.add_argument("node_id", type=int)
+
+
 def add_control_parser(sub: Any) -> None:
     """Add `control` and its verbs to the `kafkito` command's subparsers."""
     control = sub.add_parser("control", help="steer a broker served with --control")
@@ -148,7 +199,7 @@ def add_control_parser(sub: Any) -> None:
     _add_group_verbs(verbs)
     timeline = _verb(verbs.add_parser("timeline", help="a group's recorded events, one per line"), _timeline)
     timeline.add_argument("group")
-    _verb(verbs.add_parser("topology", help="the cluster's nodes"), _topology)
+    _add_topology_verbs(verbs)
     disconnect = _verb(verbs.add_parser("disconnect", help="drop connections now"), _disconnect)
     disconnect.add_argument("client_id", nargs="?", help="only this client id's (default: all)")
     hole = _verb(verbs.add_parser("blackhole", help="stop answering a client"), _blackhole)

@@ -50,14 +50,8 @@ class BrokerAdapter:
         return cast(SteeringView, steering)
 
     def topology(self) -> dict[str, Any]:
-        self._check_serving()
-        cluster = self._broker.services.cluster
-        host, port = cluster.advertised
-        return {
-            "cluster_id": cluster.cluster_id,
-            "controller_id": cluster.controller_id,
-            "nodes": [{"node_id": cluster.node_id, "host": host, "port": port}],
-        }
+        """Cluster id, controller, the nodes (`live` or not) and each topic's partitions."""
+        return self.steering().topology()
 
 
 class ControlServer:
