@@ -212,13 +212,13 @@ class GroupCoordinator:
     def _consumer_group_of(self, group_id: str | None) -> ConsumerGroup | None:
         """The consumer group a classic request goes to (none while its partition loads: the
         classic path answers that)."""
-        if not group_id or self._rt.sink.is_loading(group_id):
+        if not group_id:
             return None
-        return self._rt.consumer_groups.get(group_id)
+        consumer = self._rt.consumer_groups.get(group_id)
+        return None if consumer is None or self._rt.sink.is_loading(group_id) else consumer
 
     def _downgraded(self, group_id: str) -> None:
-        """A consumer group just turned back into a classic group (its record is replayed): its
-        members' sessions start, and it rebalances so they all rejoin as a classic group."""
+        """A consumer group turned back into a classic one: sessions start, and everyone rejoins."""
         group = self._rt.groups.get(group_id)
         if group is None:
             return
