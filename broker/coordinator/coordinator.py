@@ -35,13 +35,11 @@ from kafkito.broker.coordinator.consumer.group import ConsumerGroup
 from kafkito.broker.coordinator.consumer.group_configs import GroupConfigs
 from kafkito.broker.coordinator.consumer.groups import (
     ConsumerGroups,
-    group_tombstones,
     is_consumer_group_record,
 )
 from kafkito.broker.coordinator.consumer.heartbeat import Heartbeats
 from kafkito.broker.coordinator.consumer.requests import ConsumerHeartbeatRequest
 from kafkito.broker.coordinator.consumer.results import ConsumerGroupDescription, HeartbeatCallback
-from kafkito.broker.coordinator.consumer.state import ConsumerGroupState
 from kafkito.broker.coordinator.consumer.topics import TopicsView
 from kafkito.broker.coordinator.offset_manager import OffsetManager
 from kafkito.broker.coordinator.outbox import Outbox, entry
@@ -378,7 +376,7 @@ class GroupCoordinator:
             if error is not None:
                 errors[group_id] = error
             elif group_id in self._rt.consumer_groups:
-                errors[group_id] = self._delete_consumer_group(self._rt.consumer_groups[group_id])
+                errors[group_id] = self._offsets.delete_consumer_group(self._rt.consumer_groups[group_id])
             elif group is None or group.is_(GroupState.DEAD):
                 errors[group_id] = ErrorCode.GROUP_ID_NOT_FOUND
             elif group.is_(GroupState.EMPTY):
@@ -393,17 +391,6 @@ class GroupCoordinator:
             else:
                 errors[group_id] = ErrorCode.NON_EMPTY_GROUP
         return errors
-
-    def _delete_consumer_group(self, group: ConsumerGroup) -> ErrorCode:
-        """DeleteGroups of a consumer group: only when empty; its offsets and records get tombstones."""
-        if group.state is not ConsumerGroupState.EMPTY:
-            return ErrorCode.NON_EMPTY_GROUP
-        group_id = group.group_id
-        partitions = {*group.offsets, *self._rt.txn_offsets.pending_partitions(group_id)}
-        removed = self._offsets.delete_offsets(group, list(partitions), group_tombstone=False)
-        self._rt.write_tombstones(group_id, group_tombstones(group))
-        log.info("group.deleted", group=group_id, type="consumer", offsets_removed=removed)
-        return ErrorCode.NONE
 
     # -- records, loading and unloading ---------------------------------------------------------
 

@@ -239,6 +239,17 @@ class OffsetManager:
         self.rt.write_tombstones(group_id, records)
         return len(removed)
 
+    def delete_consumer_group(self, group: ConsumerGroup) -> ErrorCode:
+        """DeleteGroups of a consumer group: only when empty; its offsets and records get tombstones."""
+        if not group.is_empty():
+            return ErrorCode.NON_EMPTY_GROUP
+        group_id = group.group_id
+        partitions = {*group.offsets, *self.rt.txn_offsets.pending_partitions(group_id)}
+        removed = self.delete_offsets(group, list(partitions), group_tombstone=False)
+        self.rt.write_tombstones(group_id, group_tombstones(group))
+        log.info("group.deleted", group=group_id, type="consumer", offsets_removed=removed)
+        return ErrorCode.NONE
+
     def expire(self, group_id: str, partitions: Collection[TopicPartition]) -> bool:
         """Drop offsets found expired; an Empty group left with none goes Dead. True when it died.
 
