@@ -28,16 +28,27 @@ install-dev: $(BIN)/python
 install-spark: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[spark]'
 
-# Test clients that do not come from PyPI: kcat from Debian, KafkaJS from npm.
+# Test clients that do not come from PyPI: kcat from Debian, KafkaJS from npm; tmux (Debian) drives
+# the terminal-session test of docs/cli.md.
 install-clients:
-	@command -v kcat >/dev/null 2>&1 || { \
+	@command -v kcat >/dev/null 2>&1 && command -v tmux >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = "0" ]; then SUDO=""; else SUDO="sudo"; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq kcat >/dev/null; }
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq kcat tmux >/dev/null; }
 	@if [ -f tests/compat/node/package-lock.json ]; then \
 	  cd tests/compat/node && npm ci --silent --no-audit --no-fund >/dev/null; fi
 
-run: install
-	$(BIN)/kafkito serve --host $(HOST) --port $(PORT) --data-dir $(DATA)
+# `make run` installs only when pyproject.toml is newer than the stamp (code edits need no reinstall:
+# the install is editable), then serves with no initial rebalance delay (local development) and a
+# banner saying where it listens and how to try it.
+STAMP := $(VENV)/.kafkito-installed
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	@$(COMPILE)
+	@touch $@
+
+run: $(STAMP)
+	@$(BIN)/kafkito serve --host $(HOST) --port $(PORT) --data-dir $(DATA) \
+	  --set group.initial.rebalance.delay.ms=0 --banner
 
 test: install-dev install-clients
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -172,15 +172,23 @@ async def _serve_with_banner(broker: Broker) -> int:
 
 
 def _banner(broker: Broker) -> None:
-    host, port = broker.advertised
+    """Where the broker listens and how to try it (`make run`)."""
+    from kafkito.broker.tools.connect import DEFAULT_BOOTSTRAP
+
+    bootstrap = "{}:{}".format(*broker.advertised)
+    to = "" if bootstrap == DEFAULT_BOOTSTRAP else f" --bootstrap-server {bootstrap}"
     delay = broker.config.group_initial_rebalance_delay_ms
+    produce = (
+        "printf 'alice:signed up\\nbob:logged in\\n' | .venv/bin/kafkito produce events --key-separator :"
+    )
     print(
-        f"\nkafkito is listening on {host}:{port} (data in {broker.config.data_dir})\n"
-        f"group.initial.rebalance.delay.ms={delay}: groups rebalance at once (local development)\n"
-        "Try it from another terminal:\n"
-        f"  echo hello | .venv/bin/kafkito produce greetings --bootstrap-server {host}:{port}\n"
-        f"  .venv/bin/kafkito consume greetings --from-beginning --bootstrap-server {host}:{port}\n"
-        "Ctrl-C stops it.\n",
+        f"\nkafkito is ready: bootstrap.servers={bootstrap}, data in {broker.config.log_dirs.split(',')[0]}\n"
+        f"group.initial.rebalance.delay.ms={delay} (Kafka waits 3000): a new group forms at once\n"
+        "Try it in another terminal:\n"
+        f"  {produce}{to}\n"
+        f"  .venv/bin/kafkito consume events --from-beginning --print-key --group readers{to}\n"
+        f"  .venv/bin/kafkito groups describe readers{to}\n"
+        "Ctrl-C stops the broker.\n",
         file=sys.stderr,
         flush=True,
     )

@@ -7,9 +7,10 @@ building the parser costs `kafkito serve` nothing.
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
-from kafkito.broker.tools.connect import DEFAULT_BOOTSTRAP
+from kafkito.broker.tools.connect import DEFAULT_BOOTSTRAP, ENV_BOOTSTRAP
 
 _TOOLS = "kafkito.broker.tools."
 
@@ -21,9 +22,9 @@ def _verb(
     parser.set_defaults(tool=_TOOLS + tool)
     parser.add_argument(
         "--bootstrap-server",
-        default=DEFAULT_BOOTSTRAP,
+        default=os.environ.get(ENV_BOOTSTRAP) or DEFAULT_BOOTSTRAP,
         metavar="HOST:PORT",
-        help=f"the broker to talk to (any Kafka; default {DEFAULT_BOOTSTRAP})",
+        help=f"the broker to talk to (any Kafka; default ${ENV_BOOTSTRAP} or {DEFAULT_BOOTSTRAP})",
     )
     if json_output:
         parser.add_argument("--json", action="store_true", help="print JSON for scripts")

@@ -12,6 +12,7 @@ from typing import Any
 from kafkito.broker.tools.output import ToolError
 
 DEFAULT_BOOTSTRAP = "127.0.0.1:9092"
+ENV_BOOTSTRAP = "KAFKITO_BOOTSTRAP_SERVER"  # the default of --bootstrap-server, when set
 CLIENT_ID = "kafkito-cli"
 
 
