@@ -20,10 +20,12 @@ COMPILE = $(BIN)/python -m compileall -q kafkito/*.py protocol purgatory broker
 install: $(BIN)/python
 	$(BIN)/pip install --quiet -e .
 	@$(COMPILE)
+	@touch $(STAMP)
 
 install-dev: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[dev,spark]'
 	@$(COMPILE)
+	@touch $(STAMP)
 
 install-spark: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[spark]'
