@@ -229,7 +229,8 @@ def merge(response: Any, shape: Shape, faulted: list[Any], api_key: int, version
         if same is not None:
             setattr(same, shape.out_partitions, list(getattr(same, shape.out_partitions)) + made)
         else:
-            topics.append(topic_cls.data_class(**out, **{shape.out_partitions: made}))
+            fitted = {k: v for k, v in out.items() if k in topic_cls.fields}
+            topics.append(topic_cls.data_class(**fitted, **{shape.out_partitions: made}))
     setattr(response, shape.out_topics, topics)
     return response
 
@@ -239,7 +240,9 @@ def _topic_id(topic: Any) -> Any:
 
 
 def partition_error_response(api_key: int, version: int, shape: Shape, faulted: list[Any]) -> Any:
-    return build_response(api_key, version, **{shape.out_topics: faulted})
+    topic_fields = response_class(api_key, version)._struct.fields[shape.out_topics].fields
+    fitted = [{k: v for k, v in out.items() if k in topic_fields} for out in faulted]  # ListOffsets: no id
+    return build_response(api_key, version, **{shape.out_topics: fitted})
 
 
 # -- request-level answers ---------------------------------------------------------------------

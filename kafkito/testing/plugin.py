@@ -1,5 +1,6 @@
 """The pytest plugin (entry point `pytest11`): the `kafkito` and `kafkito_session` fixtures, the
-`@pytest.mark.kafkito(**props)` marker, and broker properties from the ini file or the command line.
+`@pytest.mark.kafkito(**props)` marker (`nodes=N`: a cluster of N nodes), and broker properties
+from the ini file or the command line.
 
 Properties, later ones winning: the `kafkito_properties` ini lines, `--kafkito-set NAME=VALUE`, then
 (function-scoped fixture only) the markers, the closest to the test last.
@@ -71,12 +72,15 @@ def kafkito(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[KafkitoHandle]:
     """A broker of its own for this test: ephemeral 127.0.0.1 port, temporary data dir, no initial
-    rebalance delay; properties from `@pytest.mark.kafkito(...)`, the ini file and `--kafkito-set`."""
+    rebalance delay; properties from `@pytest.mark.kafkito(...)`, the ini file and `--kafkito-set`.
+    `@pytest.mark.kafkito(nodes=3)` makes it a cluster of three nodes."""
     from kafkito.testing.handle import property_names, start
 
     props = configured_properties(request.config)
-    props.update(property_names(marker_properties(request.node)))
-    handle = start(props, data_dir=tmp_path_factory.mktemp("kafkito"))
+    marked = marker_properties(request.node)
+    nodes = int(marked.pop("nodes", 1))
+    props.update(property_names(marked))
+    handle = start(props, data_dir=tmp_path_factory.mktemp("kafkito"), nodes=nodes)
     try:
         yield handle
     finally:
