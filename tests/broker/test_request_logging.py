@@ -38,7 +38,7 @@ def _requests_logged(tmp_path: Path, level: str) -> list[dict[str, object]]:
 
 def test_debug_level_logs_each_request_with_its_context(tmp_path: Path) -> None:
     logged = _requests_logged(tmp_path, "debug")
-    expected = {"api": 3, "version": 12, "client_id": "log-check", "correlation_id": 1}
+    expected = {"api": "Metadata", "version": 12, "client_id": "log-check", "correlation_id": 1}
     assert expected.items() <= logged[0].items()
 
 
