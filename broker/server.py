@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, cast
 
 import structlog
 
+from kafkito.broker import logging_setup
 from kafkito.broker.dispatch import CloseConnection, Reply, dispatch
 from kafkito.broker.receive import FrameError, FrameReceiver
 from kafkito.protocol.codec import client_id_of
@@ -69,8 +70,12 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self._transport.abort()
             return
         self._admitted = True
+        if logging_setup.debug_enabled:
+            self._log.debug("client.connected")
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if logging_setup.debug_enabled and self._admitted:
+            self._log.debug("client.disconnected", client_id=self.client_id, error=str(exc) if exc else None)
         self._closed = True
         self._release_queue()
         self._receiver.discard()

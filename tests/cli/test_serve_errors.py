@@ -126,13 +126,22 @@ def test_unknown_properties_are_warned_with_the_nearest_name(tmp_path: Path) -> 
     assert warnings[1]["event"] == "config.not_used" and warnings[1]["properties"] == ["process.roles"]
 
 
-def test_request_logs_name_the_api(tmp_path: Path) -> None:
+def test_debug_logs_name_the_api_and_show_clients_come_and_go(tmp_path: Path) -> None:
     proc = _serve(tmp_path, "--log-level", "debug")
     listed = kafkito("topics", "list", "--bootstrap-server", f"127.0.0.1:{proc.port}")  # type: ignore[attr-defined]
     events = _stop(proc)
     assert listed.returncode == 0
     apis = {e["api"] for e in events if e["event"] == "request"}
     assert {"ApiVersions", "Metadata"} <= apis
+    gone = [e for e in events if e["event"] == "client.disconnected" and e["client_id"] == "kafkito-cli"]
+    assert gone and all(e["level"] == "debug" for e in events if e["event"].startswith("client."))
+    assert sum(e["event"] == "client.connected" for e in events) >= len(gone)
+
+
+def test_info_logs_of_a_first_start_are_few(tmp_path: Path) -> None:
+    events = _stop(_serve(tmp_path))
+    assert [e["event"] for e in events if e["level"] != "info"] == []
+    assert len([e for e in events if e["event"] != "broker.signal"]) <= 8  # not one per offsets partition
 
 
 def test_usage_helps_with_a_mistyped_flag_or_command(tmp_path: Path) -> None:
