@@ -140,15 +140,8 @@ class SegmentedLog:
         now = self._time_ms()
         self._segments = [Segment.create(self.directory, 0, self.config.index_interval_bytes, now)]
         self._segment_bases = [0]
-        self._log.debug(
-            "log.opened",
-            segments=1,
-            log_start_offset=0,
-            log_end_offset=0,
-            recovery_point=0,
-            clean_shutdown=False,
-            repairs=0,
-        )
+        # Not "log.opened ... clean_shutdown=False": a new partition had no shutdown, clean or not.
+        self._log.debug("log.created", segments=1)
 
     # -- hooks for what the log's batches mean (PartitionLog) ---------------------------------
 

@@ -128,9 +128,14 @@ def test_unknown_properties_are_warned_with_the_nearest_name(tmp_path: Path) -> 
 
 def test_debug_logs_name_the_api_and_show_clients_come_and_go(tmp_path: Path) -> None:
     proc = _serve(tmp_path, "--log-level", "debug")
-    listed = kafkito("topics", "list", "--bootstrap-server", f"127.0.0.1:{proc.port}")  # type: ignore[attr-defined]
+    bootstrap = f"127.0.0.1:{proc.port}"  # type: ignore[attr-defined]
+    listed = kafkito("topics", "list", "--bootstrap-server", bootstrap)
+    created = kafkito("topics", "create", "fresh", "--partitions", "3", "--bootstrap-server", bootstrap)
     events = _stop(proc)
-    assert listed.returncode == 0
+    assert listed.returncode == 0 and created.returncode == 0
+    # A new data dir, and new partitions, had no shutdown: none is reported as unclean.
+    assert [e for e in events if e.get("clean_shutdown") is False] == []
+    assert sum(e["event"] == "log.created" for e in events) == 3
     apis = {e["api"] for e in events if e["event"] == "request"}
     assert {"ApiVersions", "Metadata"} <= apis
     gone = [e for e in events if e["event"] == "client.disconnected" and e["client_id"] == "kafkito-cli"]
