@@ -125,7 +125,10 @@ class Topology:
         return states
 
     def created(self, topic: str, replication: int) -> None:
-        """CreateTopics made `topic` with this replication factor (-1: the default)."""
+        """CreateTopics made `topic` with this replication factor (-1: the default). An internal topic
+        keeps the placement it had before it existed (its coordinators may have been moved)."""
+        if topic in self._internal and topic in self._topics:
+            return
         self.forget(topic)
         if replication > 0:
             self._replication[topic] = replication
