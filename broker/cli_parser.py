@@ -8,7 +8,6 @@ Python attribute name.
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
@@ -23,6 +22,8 @@ class KafkitoParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n(`{self.prog} --help` shows every option)\n")
 
     def _suggestion(self, message: str) -> str:
+        import difflib  # only for a mistyped command line: its imports cost every start a few ms
+
         words = _unknown_words(message)
         known = [s for a in self._actions for s in a.option_strings] + _choices(self)
         for word in words:

@@ -8,11 +8,9 @@ as Kafka logs "supplied but isn't a known config".
 
 from __future__ import annotations
 
-import difflib
 import errno
 import os
 import socket
-import tempfile
 from pathlib import Path
 
 from kafkito.broker.config import PROPERTIES, Config
@@ -111,13 +109,16 @@ def topic_default_properties() -> frozenset[str]:
 
 def unknown_properties(config: Config, known_elsewhere: frozenset[str]) -> list[tuple[str, str | None]]:
     """(name, nearest known name or None) for each given property kafkito does not know."""
+    unknown = sorted(name for name in config.extra if name not in known_elsewhere)
+    if not unknown:
+        return []
+    import difflib  # only when a name is unknown: its imports cost every start a few ms
+
     known = sorted(
         set(PROPERTIES) | known_elsewhere | {"listeners", "advertised.listeners", "broker.id", "log.dir"}
     )
-    found = []
-    for name in sorted(config.extra):
-        if name in known_elsewhere:
-            continue
+    found: list[tuple[str, str | None]] = []
+    for name in unknown:
         close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
         found.append((name, close[0] if close else None))
     return found
@@ -149,12 +150,16 @@ def _writable(directory: Path) -> bool:
     say nothing for root or a read-only mount."""
     if not os.access(directory, os.W_OK | os.X_OK):
         return False
+    probe = directory / f".kafkito-probe-{os.getpid()}"
     try:
-        fd, probe = tempfile.mkstemp(prefix=".kafkito-probe-", dir=directory)
+        fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:  # left by a process with our pid that died: ours to remove
+        probe.unlink()
+        return _writable(directory)
     except OSError:
         return False
     os.close(fd)
-    os.unlink(probe)
+    probe.unlink()
     return True
 
 

@@ -3,7 +3,6 @@ not after the client's 30 s of retries), then kafka-python's admin, producer or 
 
 from __future__ import annotations
 
-import re
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -55,15 +54,14 @@ def kafka_errors() -> Iterator[None]:
         raise ToolError(describe_error(exc)) from None
 
 
-_ERROR_MESSAGE = re.compile(r"error_message=(?:'([^']*)'|\"([^\"]*)\")")
-
-
 def describe_error(exc: BaseException) -> str:
     """`UnknownTopicOrPartitionError: topic 'x' does not exist`: the error and the broker's message,
     without the request and response the client puts around them."""
+    import re
+
     name = type(exc).__name__
     text = str(exc)
-    found = _ERROR_MESSAGE.search(text)
+    found = re.search(r"error_message=(?:'([^']*)'|\"([^\"]*)\")", text)
     if found:
         return f"{name}: {found.group(1) or found.group(2)}"
     text = re.sub(r"^\[Error -?\d+\] ", "", text)
