@@ -49,6 +49,7 @@ MARKS_BY_PATH: dict[str, str] = {
     "transactions_e2e/test_crash.py": "slow",  # SIGKILLs the broker in the middle of transactions
     "transactions_e2e/test_consume_transform_produce.py": "slow",  # real consumer groups
     "consumer_groups_clients": "slow",  # KIP-848 confluent consumers: SIGKILL, session timeouts, restarts
+    "admin_tail/test_autocreate_clients.py": "slow",  # four real clients, kcat among them
     "cluster/test_leader_failover.py": "slow",  # real clients while a three-node cluster's nodes stop
     "cluster/test_coordinator_moves.py": "slow",  # real consumer groups whose coordinator moves
     "cluster/test_control_topology.py": "slow",  # `kafkito serve --nodes 3` child and `kafkito control`

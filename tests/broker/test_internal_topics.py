@@ -1,4 +1,5 @@
-"""`__consumer_offsets` is the broker's: clients cannot append to it, delete it, or see it unasked."""
+"""`__consumer_offsets` is the broker's: clients cannot append to it or delete it; like Kafka, an all-topics
+Metadata lists it (with is_internal) once it exists."""
 
 from __future__ import annotations
 
@@ -28,12 +29,15 @@ def test_produce_to_the_offsets_topic_is_refused(broker: ThreadBroker) -> None:
     assert part.error_code == ErrorCode.INVALID_TOPIC_EXCEPTION
 
 
-def test_offsets_topic_is_hidden_from_all_topics_and_cannot_be_deleted(broker: ThreadBroker) -> None:
+def test_offsets_topic_is_internal_in_all_topics_and_cannot_be_deleted(broker: ThreadBroker) -> None:
     with WireClient(broker.bootstrap) as client:
-        everything = client.request(3, 12, topics=None, allow_auto_topic_creation=False)
-        assert OFFSETS not in {t.name for t in everything.topics}
+        before = client.request(3, 12, topics=None, allow_auto_topic_creation=False)
+        assert OFFSETS not in {t.name for t in before.topics}  # not created until first used
         wanted = [dict(name=OFFSETS, topic_id=None)]
         asked = client.request(3, 12, topics=wanted, allow_auto_topic_creation=False)
         assert asked.topics[0].error_code == ErrorCode.NONE and asked.topics[0].is_internal
+        everything = client.request(3, 12, topics=None, allow_auto_topic_creation=False)
+        (offsets,) = [t for t in everything.topics if t.name == OFFSETS]
+        assert offsets.is_internal and len(offsets.partitions) == 50
         deleted = client.request(20, 5, topic_names=[OFFSETS], timeout_ms=1000)
         assert deleted.responses[0].error_code != ErrorCode.NONE
