@@ -14,6 +14,7 @@ operation (or ALL). `User:*` applies to every principal, host `*` to every host.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
@@ -200,6 +201,22 @@ def validate_new_acl(acl: AclBinding) -> None:
         )
 
 
+def acl_host(address: str) -> str:
+    """A client's address written as Kafka compares it with an ACL's host (Java's `getHostAddress`):
+    IPv4 dotted, IPv6 in full without zero compression (`0:0:0:0:0:0:0:1`), an IPv4-mapped IPv6
+    address as its IPv4 address. Anything else is returned as it is."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        scope = address[address.index("%") :] if "%" in address else ""
+        return ":".join(f"{int(group, 16):x}" for group in ip.exploded.split(":")) + scope
+    return str(ip)
+
+
 def verdict(acl: AclBinding, principal: str, host: str, op: AclOperation) -> bool | None:
     """What one ACL (whose resource pattern applies) says about an action: allow, deny, or nothing."""
     if acl.principal != principal and acl.principal != WILDCARD_PRINCIPAL:
@@ -288,7 +305,8 @@ class AclSet:
     ) -> bool | None:
         """True if an ALLOW applies and no DENY; False if a DENY applies; None if no ACL applies.
 
-        `principal` is `<type>:<name>` (`User:alice`), `host` the client's address as Kafka writes it.
+        `principal` is `<type>:<name>` (`User:alice`), `host` the client's address as Kafka writes it
+        (`acl_host`).
         Super users and `allow.everyone.if.no.acl.found` (the None case) are the caller's.
         """
         allowed = False

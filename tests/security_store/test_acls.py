@@ -20,6 +20,7 @@ from kafkito.broker.security.acls import (
     AclSet,
     PatternType,
     ResourceType,
+    acl_host,
 )
 from kafkito.broker.security.errors import SecurityError
 from kafkito.broker.security.store import SecurityStore
@@ -294,3 +295,12 @@ def test_describe_refuses_a_filter_with_unknown_elements(tmp_path: Path) -> None
         with pytest.raises(SecurityError) as e:
             store.describe_acls(f)
         assert e.value.code == ErrorCode.INVALID_REQUEST
+
+
+def test_client_addresses_are_written_as_kafka_compares_them() -> None:
+    assert acl_host("10.1.2.3") == "10.1.2.3"
+    assert acl_host("::1") == "0:0:0:0:0:0:0:1"
+    assert acl_host("fe80::a:b%eth0") == "fe80:0:0:0:0:0:a:b%eth0"
+    assert acl_host("::ffff:10.0.0.7") == "10.0.0.7"
+    assert acl_host("2001:DB8::0010") == "2001:db8:0:0:0:0:0:10"
+    assert acl_host("not-an-ip") == "not-an-ip"
