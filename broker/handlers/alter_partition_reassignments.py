@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
-from kafkito.broker.handlers.replicas import assignment_error, live_nodes, partition_replicas
+from kafkito.broker.handlers.replicas import assignment_error, partition_replicas, reassign
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 45
@@ -52,7 +52,7 @@ def _reassign(
         return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Unable to find partition {topic}:{p.partition_index}."
     if p.replicas is None:
         return ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, _NO_REASSIGNMENT  # none is ever ongoing
-    message = assignment_error(p.replicas, live_nodes(ctx), None)
+    message = assignment_error(p.replicas, ctx, None, p.partition_index)
     if message is not None:
         return ErrorCode.INVALID_REPLICA_ASSIGNMENT, message
     current = partition_replicas(ctx, topic, p.partition_index)
@@ -61,8 +61,8 @@ def _reassign(
             f"The replication factor is changed from {len(current)} to {len(p.replicas)} "
             "but option allowReplicationFactorChange is false."
         )
-    if sorted(p.replicas) != sorted(current):  # a move between nodes: only a multi-node cluster has one
-        return ErrorCode.INVALID_REPLICA_ASSIGNMENT, "Moving replicas between nodes is not supported."
+    if list(p.replicas) != current:
+        reassign(ctx, topic, p.partition_index, p.replicas)  # complete at once (one shared log)
     return ErrorCode.NONE, None
 
 

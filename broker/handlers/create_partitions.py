@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
-from kafkito.broker.handlers.replicas import assignment_error, live_nodes, partition_replicas
+from kafkito.broker.handlers.replicas import assignment_error, partition_replicas, place
 from kafkito.broker.log.errors import LogError
 from kafkito.protocol.errors import ErrorCode
 
@@ -49,10 +49,9 @@ def _check_assignments(ctx: RequestContext, t: CreatePartitionsTopic, current: i
             f"Attempted to add {added} additional partition(s), but only {len(assignments)} "
             "assignment(s) were specified."
         )
-    live = live_nodes(ctx)
     rf = len(partition_replicas(ctx, t.name, 0))
-    for a in assignments:
-        message = assignment_error(a.broker_ids, live, rf)
+    for i, a in enumerate(assignments):
+        message = assignment_error(a.broker_ids, ctx, rf, current + i)
         if message is not None:
             raise _BadAssignment(message)
 
@@ -66,6 +65,8 @@ def _grow(ctx: RequestContext, t: CreatePartitionsTopic, validate_only: bool) ->
         _check_assignments(ctx, t, info.partitions)
     if not validate_only:
         topics.add_partitions(t.name, t.count)
+        if info is not None and t.assignments is not None:
+            place(ctx, t.name, info.partitions, [a.broker_ids for a in t.assignments])
 
 
 def handle(ctx: RequestContext, request: CreatePartitionsRequest) -> Any:

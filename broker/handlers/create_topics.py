@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
-from kafkito.broker.handlers.replicas import assignment_error, live_nodes
+from kafkito.broker.handlers.replicas import assignment_error, place
 from kafkito.broker.log.errors import LogError
 from kafkito.protocol.errors import ErrorCode
 
@@ -77,7 +77,6 @@ def _manual_shape(ctx: RequestContext, t: CreatableTopic) -> tuple[int, int]:
             ErrorCode.INVALID_REQUEST,
             "A manual partition assignment was specified, but numPartitions was not set to -1.",
         )
-    live = live_nodes(ctx)
     rf: int | None = None
     indexes: set[int] = set()
     for a in t.assignments:
@@ -86,7 +85,7 @@ def _manual_shape(ctx: RequestContext, t: CreatableTopic) -> tuple[int, int]:
                 ErrorCode.INVALID_REPLICA_ASSIGNMENT,
                 f"Found multiple manual partition assignments for partition {a.partition_index}",
             )
-        message = assignment_error(a.broker_ids, live, rf)
+        message = assignment_error(a.broker_ids, ctx, rf, a.partition_index)
         if message is not None:
             raise _Refused(ErrorCode.INVALID_REPLICA_ASSIGNMENT, message)
         rf = len(a.broker_ids)
@@ -118,6 +117,9 @@ def handle(ctx: RequestContext, request: CreateTopicsRequest) -> Any:
                 {c.name: c.value for c in t.configs},
                 validate_only=bool(request.validate_only),
             )
+            if t.assignments and not request.validate_only:
+                ordered = sorted(t.assignments, key=lambda a: a.partition_index)
+                place(ctx, t.name, 0, [a.broker_ids for a in ordered])
             entries = topics.describe_config(t.name) if not request.validate_only else []
         except (LogError, _Refused) as exc:
             results.append(_result(t.name, exc.code, exc.message or None))

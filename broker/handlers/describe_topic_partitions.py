@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.handlers.metadata import INTERNAL_TOPICS
-from kafkito.broker.handlers.replicas import partition_leader, partition_replicas
+from kafkito.broker.handlers.replicas import live_nodes, partition_isr, partition_leader, partition_replicas
 from kafkito.broker.log.errors import LogError
 from kafkito.broker.log.manager import TopicInfo, validate_topic_name
 from kafkito.protocol.errors import ErrorCode
@@ -49,16 +49,17 @@ class DescribeTopicPartitionsRequest(Protocol):
 
 def _partition(ctx: RequestContext, topic: str, p: int) -> dict[str, Any]:
     replicas = partition_replicas(ctx, topic, p)
+    live = live_nodes(ctx)
     return dict(
         error_code=ErrorCode.NONE,
         partition_index=p,
         leader_id=partition_leader(ctx, topic, p),
         leader_epoch=0,
         replica_nodes=replicas,
-        isr_nodes=replicas,
+        isr_nodes=partition_isr(ctx, topic, p),
         eligible_leader_replicas=None,
         last_known_elr=None,
-        offline_replicas=[],
+        offline_replicas=[r for r in replicas if r not in live],
     )
 
 

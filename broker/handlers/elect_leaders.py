@@ -2,9 +2,10 @@
 
 As Kafka's controller: an unknown topic or partition is UNKNOWN_TOPIC_OR_PARTITION; a preferred
 election where the preferred replica already leads, or an unclean one where the partition has a leader,
-is ELECTION_NOT_NEEDED. Asked for every partition (null topics), the answer lists only the partitions
-whose election was needed. On one node the node is every partition's preferred replica and leader, so
-an election is never needed.
+is ELECTION_NOT_NEEDED; a preferred replica that is stopped or out of sync, or no live replica for an
+unclean one, is ELIGIBLE_LEADERS_NOT_AVAILABLE. Asked for every partition (null topics), the answer
+lists only the partitions whose election was needed. On one node the node is every partition's
+preferred replica and leader, so an election is never needed.
 
 v1 election type + top-level error code; v2 flexible.
 """
@@ -15,7 +16,13 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
-from kafkito.broker.handlers.replicas import partition_leader, partition_replicas
+from kafkito.broker.handlers.replicas import (
+    elect,
+    live_nodes,
+    partition_isr,
+    partition_leader,
+    partition_replicas,
+)
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 43
@@ -44,10 +51,22 @@ def _elect(ctx: RequestContext, election: int, topic: str, partition: int) -> tu
     if not 0 <= partition < info.partitions:
         return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"No such partition as {topic}-{partition}"
     leader = partition_leader(ctx, topic, partition)
-    preferred = partition_replicas(ctx, topic, partition)[0]
-    if (election == PREFERRED and leader == preferred) or (election == UNCLEAN and leader >= 0):
+    replicas = partition_replicas(ctx, topic, partition)
+    if (election == PREFERRED and leader == replicas[0]) or (election == UNCLEAN and leader >= 0):
         return ErrorCode.ELECTION_NOT_NEEDED, _NOT_NEEDED
-    return ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE, None  # no other live replica to elect
+    live = live_nodes(ctx)
+    if election == PREFERRED:
+        isr = partition_isr(ctx, topic, partition)
+        candidates = [replicas[0]] if replicas[0] in live and replicas[0] in isr else []
+    else:
+        candidates = [r for r in replicas if r in live]
+    if not candidates:
+        return (
+            ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE,
+            f"Failed to elect leader for partition {topic}-{partition}",
+        )
+    elect(ctx, topic, partition, candidates[0])
+    return ErrorCode.NONE, None
 
 
 def _results(ctx: RequestContext, request: ElectLeadersRequest, election: int) -> list[dict[str, Any]]:
