@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from kafkito.broker.config import PROPERTIES, default
 from kafkito.broker.log.errors import InvalidConfig
@@ -40,8 +40,7 @@ class ConfigSource(IntEnum):
     DEFAULT_CONFIG = 5
 
 
-@dataclass(frozen=True, slots=True)
-class TopicConfigDef:
+class TopicConfigDef(NamedTuple):
     """One topic config: its Kafka name, the broker property it defaults from, type, check, default.
 
     `default` is None when the broker property (in `broker.config`'s table) gives Kafka's default.
@@ -54,8 +53,7 @@ class TopicConfigDef:
     default: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ConfigEntry:
+class ConfigEntry(NamedTuple):
     """One row of a DescribeConfigs answer for a topic."""
 
     name: str

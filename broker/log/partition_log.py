@@ -4,8 +4,8 @@ transactions (markers, the last stable offset, the aborted index); the segments 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from kafkito.broker.log.append_checks import check_keys, check_timestamps
 from kafkito.broker.log.batch import CONTROL_MASK, BatchHeader, split_batches
@@ -22,8 +22,7 @@ from kafkito.broker.log.txn_index import AbortedTxn
 from kafkito.broker.log.txn_log import TxnLog
 
 
-@dataclass(frozen=True, slots=True)
-class AppendInfo:
+class AppendInfo(NamedTuple):
     """What a Produce response needs about one partition's append."""
 
     base_offset: int

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from kafkito.broker.log.batch import CONTROL_MASK, INT32_MAX, NO_SEQUENCE, TRANSACTIONAL_MASK, BatchHeader
 from kafkito.broker.log.errors import (
@@ -24,8 +25,7 @@ NO_PRODUCER_EPOCH = -1
 NO_OFFSET = -1
 
 
-@dataclass(frozen=True, slots=True)
-class BatchMetadata:
+class BatchMetadata(NamedTuple):
     """What a retried batch needs to be acknowledged again: its sequences and assigned offsets."""
 
     first_seq: int

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kafkito.broker.log.batch import HEADER_SIZE, BatchHeader, parse_header
 from kafkito.broker.log.segment import Segment
 
 
-@dataclass(frozen=True, slots=True)
-class TimestampOffset:
+class TimestampOffset(NamedTuple):
     """A ListOffsets answer: the record's timestamp and offset."""
 
     timestamp: int
