@@ -94,13 +94,15 @@ class Cluster:
 class Fetches:
     """Fetches parked until enough data arrives: park one, wake those watching a partition."""
 
-    __slots__ = ("_purgatory",)
+    __slots__ = ("_purgatory", "parked")
 
     def __init__(self, purgatory: Purgatory[DelayedFetch]) -> None:
         self._purgatory = purgatory
+        self.parked = 0  # Fetch requests seen (the web console's fetch rate)
 
     def park(self, fetch: DelayedFetch, partitions: Iterable[Hashable]) -> None:
         """Complete `fetch` now if it can, else watch it on its (topic, partition) keys until done."""
+        self.parked += 1
         self._purgatory.try_complete_else_watch(fetch, partitions)
 
     def wake(self, topic: str, partition: int) -> None:
