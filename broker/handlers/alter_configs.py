@@ -10,7 +10,7 @@ from functools import partial
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
-from kafkito.broker.handlers.config_resources import TOPIC, InvalidResource, resource_result
+from kafkito.broker.handlers.config_resources import TOPIC, InvalidResource, resource_result, warn_deprecated
 
 API_KEY = 33
 VERSIONS = (0, 2)
@@ -39,6 +39,7 @@ def _alter(ctx: RequestContext, resource: AlterConfigsResource, validate_only: b
         raise InvalidResource("only topic configs can be altered here")
     configs = {c.name: c.value or "" for c in resource.configs}
     ctx.topics.replace_config(resource.resource_name, configs, validate_only=validate_only)
+    warn_deprecated(resource.resource_name, configs)
 
 
 def handle(ctx: RequestContext, request: AlterConfigsRequest) -> Any:

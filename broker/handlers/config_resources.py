@@ -3,9 +3,12 @@ types, the request fields of a resource, the broker-name check and the per-resou
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
+import structlog
+
+from kafkito.broker.log.config import deprecated_topic_configs
 from kafkito.broker.log.errors import LogError
 from kafkito.protocol.errors import ErrorCode
 
@@ -15,6 +18,8 @@ BROKER_LOGGER = 8
 GROUP = 32
 
 T = TypeVar("T")
+
+log = structlog.get_logger("kafkito.config")
 
 
 class ConfigResource(Protocol):
@@ -50,3 +55,9 @@ def resource_result(resource: ConfigResource, apply: Callable[[], T]) -> tuple[d
     except InvalidResource as exc:
         out.update(error_code=ErrorCode.INVALID_REQUEST, error_message=str(exc))
     return out, None
+
+
+def warn_deprecated(topic: str, names: Iterable[str]) -> None:
+    """Log a warning for each deprecated topic config set (accepted, as Kafka 3.9 accepts them)."""
+    for name, replacement in deprecated_topic_configs(names).items():
+        log.warning("topic.config_deprecated", topic=topic, config=name, replaced_by=replacement)

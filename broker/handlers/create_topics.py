@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
+from kafkito.broker.handlers.config_resources import warn_deprecated
 from kafkito.broker.handlers.replicas import assignment_error, place
 from kafkito.broker.log.errors import LogError
 from kafkito.protocol.errors import ErrorCode
@@ -117,6 +118,7 @@ def handle(ctx: RequestContext, request: CreateTopicsRequest) -> Any:
                 {c.name: c.value for c in t.configs},
                 validate_only=bool(request.validate_only),
             )
+            warn_deprecated(t.name, (c.name for c in t.configs if c.value is not None))
             if t.assignments and not request.validate_only:
                 ordered = sorted(t.assignments, key=lambda a: a.partition_index)
                 place(ctx, t.name, 0, [a.broker_ids for a in ordered])

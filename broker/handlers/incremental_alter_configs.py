@@ -20,6 +20,7 @@ from kafkito.broker.handlers.config_resources import (
     InvalidResource,
     check_broker_name,
     resource_result,
+    warn_deprecated,
 )
 from kafkito.broker.log.errors import InvalidConfig
 
@@ -72,6 +73,7 @@ def _alter_topic(
         else:
             raise InvalidResource(f"unknown config operation {op}")
     topics.alter_config(name, to_set, to_delete, validate_only=validate_only)
+    warn_deprecated(name, to_set)
 
 
 def _alter_broker(

@@ -6,7 +6,7 @@ default here when no broker property kafkito knows gives it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, NamedTuple
@@ -155,6 +155,17 @@ TOPIC_CONFIGS: dict[str, TopicConfigDef] = {
         ),
         TopicConfigDef("min.cleanable.dirty.ratio", "log.cleaner.min.cleanable.ratio", _D, _ratio, "0.5"),
         TopicConfigDef("min.compaction.lag.ms", "log.cleaner.min.compaction.lag.ms", _L, _long(0), "0"),
+        TopicConfigDef(
+            "message.downconversion.enable", "log.message.downconversion.enable", _B, _bool, "true"
+        ),
+        TopicConfigDef("message.format.version", "log.message.format.version", _S, None, "3.0-IV1"),
+        TopicConfigDef(
+            "message.timestamp.difference.max.ms",
+            "log.message.timestamp.difference.max.ms",
+            _L,
+            _long(0),
+            _NEVER,
+        ),
         TopicConfigDef("min.insync.replicas", "min.insync.replicas", _I, _int(1), "1"),
         TopicConfigDef("preallocate", "log.preallocate", _B, _bool, "false"),
         TopicConfigDef("remote.storage.enable", None, _B, _bool, "false"),
@@ -169,6 +180,22 @@ TOPIC_CONFIGS: dict[str, TopicConfigDef] = {
         ),
     )
 }
+
+# Topic configs Kafka 3.9 still accepts though they are deprecated (removed in Kafka 4.0): kept and
+# described, changing nothing; setting one logs a warning naming what replaces it.
+DEPRECATED_TOPIC_CONFIGS: dict[str, str] = {
+    "message.downconversion.enable": "nothing: Kafka 4 no longer down-converts for old fetchers",
+    "message.format.version": "nothing: the message format follows the protocol (magic v2)",
+    "message.timestamp.difference.max.ms": (
+        "message.timestamp.before.max.ms and message.timestamp.after.max.ms"
+    ),
+}
+
+
+def deprecated_topic_configs(names: Iterable[str]) -> dict[str, str]:
+    """The deprecated configs among `names`, each with what replaces it."""
+    return {n: DEPRECATED_TOPIC_CONFIGS[n] for n in names if n in DEPRECATED_TOPIC_CONFIGS}
+
 
 # Broker properties that stand in for a missing one, with the factor that converts them to ms.
 _BROKER_FALLBACKS: dict[str, tuple[tuple[str, int], ...]] = {
