@@ -4,9 +4,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,33 +13,9 @@ import pytest
 from kafka import KafkaAdminClient
 from kafka.admin import NewTopic
 
-from tests.control.support import ControlledBroker
-from tests.support.net import wait_for_port
+from tests.cluster.support import ControlledCluster
 from tests.support.waiting import wait_until
 from tests.support.wire import WireClient
-
-
-class ControlledCluster(ControlledBroker):
-    """`kafkito serve --nodes 3 --port 0 --control ...`: three nodes on free ports."""
-
-    def start(self) -> ControlledCluster:
-        cmd = [
-            sys.executable, "-m", "kafkito", "serve", "--nodes", "3", "--port", "0",
-            "--data-dir", str(self.data_dir), "--log-format", "json",
-            "--control", f"127.0.0.1:{self.control_port}", "--set", "group.initial.rebalance.delay.ms=0",
-        ]  # fmt: skip
-        with open(self.log_path, "ab") as logf:
-            self.proc = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=os.environ.copy())
-        wait_for_port("127.0.0.1", self.control_port, 30)
-        wait_until(lambda: self.call("GET", "/topology").status == 200, what="the cluster serving")
-        return self
-
-    def nodes(self) -> dict[int, dict[str, Any]]:
-        return {n["node_id"]: n for n in self.call("GET", "/topology").body["nodes"]}
-
-    @property
-    def bootstrap(self) -> str:
-        return ",".join(f"{n['host']}:{n['port']}" for n in self.nodes().values())
 
 
 @pytest.fixture

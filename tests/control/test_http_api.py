@@ -27,7 +27,8 @@ def test_the_index_lists_the_routes(controlled: ControlledBroker) -> None:
 def test_topology_names_the_one_node_clients_bootstrap_from(controlled: ControlledBroker) -> None:
     answer = controlled.call("GET", "/topology")
     assert answer.status == 200
-    assert answer.body["nodes"] == [{"node_id": 1, "host": "127.0.0.1", "port": controlled.port}]
+    node = {"node_id": 1, "host": "127.0.0.1", "port": controlled.port, "live": True}
+    assert answer.body["nodes"] == [node]
     assert answer.body["controller_id"] == 1 and answer.body["cluster_id"]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cluster.support import ControlledCluster
 from tests.control.support import ControlledBroker
 from tests.testing_docs.blocks import RUN_LANGUAGES, Block, fenced_blocks
 
@@ -84,8 +85,11 @@ def test_python_example(block: Block, tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[ControlledBroker]:
-    broker = ControlledBroker(tmp_path / "data").start()
+def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ControlledBroker]:
+    block: Block = request.node.callspec.params["block"]
+    # A block that stops nodes runs against `kafkito serve --nodes 3` (KAFKITO_BOOTSTRAP lists them all).
+    kind = ControlledCluster if "kafkito control node " in block.code else ControlledBroker
+    broker = kind(tmp_path / "data").start()
     yield broker
     broker.stop()
 
