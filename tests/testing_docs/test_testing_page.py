@@ -54,6 +54,12 @@ def test_the_page_has_an_example_of_every_feature() -> None:
         "kafkito control fault wait",
         "kafkito control group wait",
         "kafkito control timeline",
+        "nodes=3",
+        ".stop_node(",
+        ".start_node(",
+        ".move_coordinator(",
+        "kafkito control node stop",
+        "kafkito control coordinator move",
     ):
         assert feature in code, f"docs/testing.md has no example of {feature}"
     assert {b.language for b in BLOCKS} <= {*RUN_LANGUAGES, "text"}, "a block language the suite does not run"
