@@ -48,8 +48,8 @@ MARKS_BY_PATH: dict[str, str] = {
     "coordinator/test_clients_": "slow",  # real consumer groups: joins, rebalances, session timeouts
     "transactions_e2e/test_crash.py": "slow",  # SIGKILLs the broker in the middle of transactions
     "transactions_e2e/test_consume_transform_produce.py": "slow",  # real consumer groups
-    "consumer_groups_clients": "slow",
-    "cli/test_session.py": "slow",  # not long, but drives tmux, which `make install-clients` installs  # KIP-848 confluent consumers: SIGKILL, session timeouts, restarts
+    "consumer_groups_clients": "slow",  # KIP-848 confluent consumers: SIGKILL, session timeouts, restarts
+    "cli/test_session.py": "slow",  # not long, but drives tmux, which `make install-clients` installs
     "admin_tail/test_autocreate_clients.py": "slow",  # four real clients, kcat among them
     "cluster/test_leader_failover.py": "slow",  # real clients while a three-node cluster's nodes stop
     "cluster/test_coordinator_moves.py": "slow",  # real consumer groups whose coordinator moves
