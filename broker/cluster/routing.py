@@ -16,7 +16,14 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from kafkito.broker.steering.shapes import SHAPES, groups_of, partition_error_response, shape_for, topic_name
+from kafkito.broker.steering.shapes import (
+    SHAPES,
+    Shape,
+    groups_of,
+    partition_error_response,
+    shape_for,
+    topic_name,
+)
 from kafkito.protocol.codec import encode_response
 from kafkito.protocol.errors import ErrorCode
 
@@ -76,30 +83,10 @@ def _partitions(request: Request, topology: Topology, node: int, then: Next) -> 
     shape = shape_for(header.api_key, header.api_version)
     if shape is None:
         return then(request)
-    leaders = topology.leaders
-    misrouted: list[dict[str, Any]] = []
-    left = False
-    for topic in getattr(request.body, shape.topics, None) or ():
-        name = topic_name(topic, shape, request.topic_name)
-        keep: list[Any] = []
-        hit: list[int] = []
-        for part in getattr(topic, shape.partitions) or ():
-            index = part if shape.index is None else getattr(part, shape.index)
-            leader = None if name is None else leaders.get((name, index))
-            if leader is None and name is not None:
-                leader = topology.leader_of(name, index)
-            if leader is None or leader == node:
-                keep.append(part)
-            else:
-                hit.append(index)
-        if hit:
-            entries = [shape.entry(i, ErrorCode.NOT_LEADER_OR_FOLLOWER) for i in hit]
-            misrouted.append(_out_topic(topic, shape.name, shape.out_partitions, entries))
-            setattr(topic, shape.partitions, keep)
-        left = left or bool(keep)
+    misrouted = _take_misrouted(request, shape, topology, node)
     if not misrouted:
         return then(request)
-    if not left:
+    if not any(getattr(t, shape.partitions) for t in getattr(request.body, shape.topics)):
         if header.api_key == _PRODUCE and request.body.acks == 0:
             return None
         response = partition_error_response(header.api_key, header.api_version, shape, misrouted)
@@ -107,6 +94,34 @@ def _partitions(request: Request, topology: Topology, node: int, then: Next) -> 
     from kafkito.broker.steering.intercept import serve_partly
 
     return serve_partly(request, shape, misrouted)
+
+
+def _take_misrouted(request: Request, shape: Shape, topology: Topology, node: int) -> list[dict[str, Any]]:
+    """Remove from the request the partitions another node leads; returns their error entries.
+
+    The check is one dict lookup per partition (`Topology.leaders`); a partition not placed yet (a
+    topic created since) is placed on first sight, an unknown one is left for the handler to refuse.
+    """
+    leaders = topology.leaders
+    index_field = shape.index
+    misrouted: list[dict[str, Any]] = []
+    for topic in getattr(request.body, shape.topics, None) or ():
+        name = topic_name(topic, shape, request.topic_name)
+        parts = getattr(topic, shape.partitions) or ()
+        hit: list[int] = []
+        for part in parts:
+            index = part if index_field is None else getattr(part, index_field)
+            leader = leaders.get((name, index))  # type: ignore[arg-type]
+            if leader is None and name is not None:
+                leader = topology.leader_of(name, index)
+            if leader is not None and leader != node:
+                hit.append(index)
+        if hit:
+            keep = [p for p in parts if (p if index_field is None else getattr(p, index_field)) not in hit]
+            setattr(topic, shape.partitions, keep)
+            entries = [shape.entry(i, ErrorCode.NOT_LEADER_OR_FOLLOWER) for i in hit]
+            misrouted.append(_out_topic(topic, shape.name, shape.out_partitions, entries))
+    return misrouted
 
 
 def _out_topic(topic: Any, name_field: str, parts_field: str, entries: list[Any]) -> dict[str, Any]:
