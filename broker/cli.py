@@ -11,7 +11,7 @@ import argparse
 import gc
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kafkito.broker.cli_parser import KafkitoParser, VersionAction, finish
 from kafkito.broker.config import Config, ConfigError, default
@@ -46,6 +46,9 @@ def _add_serve(sub: argparse._SubParsersAction[KafkitoParser]) -> None:
     serve.add_argument(
         "--control-allow-remote", action="store_true", help="let --control bind a non-loopback address"
     )
+    serve.add_argument("--http", metavar="HOST:PORT", help="serve the web console (docs/console.md)")
+    serve.add_argument("--http-allow-remote", action="store_true", help="let --http bind off loopback")
+    serve.add_argument("--http-write", action="store_true", help="console may delete topics, reset offsets")
     serve.add_argument("--banner", action="store_true", help="once listening, print how to try it (make run)")
 
 
@@ -139,6 +142,8 @@ def _run_serve(args: argparse.Namespace) -> int:
     broker = Broker(config, args.nodes)
     try:
         # 0 after a clean stop, 1 when a component failed to close (logged); a second signal exits at once.
+        if args.http is not None:
+            return _serve_http(args, broker, control, runner)
         if control is None:
             return runner(_serve_with_banner(broker) if args.banner else broker.serve())
         from kafkito.broker.control.server import ControlBindError, serve_with_control
@@ -153,6 +158,24 @@ def _run_serve(args: argparse.Namespace) -> int:
             f"kafkito serve: cannot listen on {config.host}:{config.port} ({exc.strerror})", file=sys.stderr
         )
         return 2
+
+
+def _serve_http(args: argparse.Namespace, broker: Broker, control: ControlAddress | None, runner: Any) -> int:
+    """Serve with the web console (and the control endpoint, sharing its server on the same port)."""
+    from kafkito.broker.console.options import parse_console_options
+    from kafkito.broker.console.sites import HttpBindError, serve_http
+
+    try:
+        console = parse_console_options(args.http, allow_remote=args.http_allow_remote, write=args.http_write)
+    except ValueError as exc:
+        print(f"kafkito serve: {exc}", file=sys.stderr)
+        return 2
+    try:
+        status: int = runner(serve_http(broker, control, console, _banner if args.banner else None))
+    except HttpBindError as exc:  # the broker did not start
+        print(f"kafkito: {exc.flag} {exc.address.host}:{exc.address.port}: {exc.strerror}", file=sys.stderr)
+        return 2
+    return status
 
 
 async def _serve_with_banner(broker: Broker) -> int:
