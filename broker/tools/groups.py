@@ -53,10 +53,16 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def describe_group(client: Any, group: str) -> dict[str, Any]:
-    """The group as DescribeGroups gives it; a group the coordinator does not know is an error."""
+    """The group as DescribeGroups gives it (ConsumerGroupDescribe for a KIP-848 consumer group); a
+    group the coordinator does not know is an error."""
+    from kafkito.broker.tools.consumer_groups import describe_consumer_group
+
     with kafka_errors():
         described = client.describe_groups([group])[group]
     if described.get("error") and described["group_state"] == "Dead":
+        consumer_group = describe_consumer_group(client, group)
+        if consumer_group is not None:
+            return consumer_group
         raise ToolError(f"consumer group '{group}' does not exist: `kafkito groups list` shows the groups")
     return dict(described)
 

@@ -172,3 +172,33 @@ def test_list_and_delete(cli: Cli) -> None:
         "kafkito groups describe: consumer group 'gr-nobody' does not exist: "
         "`kafkito groups list` shows the groups\n"
     )
+
+
+def test_describe_a_kip848_consumer_group(cli: Cli) -> None:
+    """A `group.protocol=consumer` group is described through ConsumerGroupDescribe, as Kafka's tool does."""
+    from confluent_kafka import Consumer
+
+    _topic_with(cli, "gr-848", [3, 1])
+    consumer = Consumer(
+        {"bootstrap.servers": cli.bootstrap, "group.id": "gr-848-g", "group.protocol": "consumer",
+         "client.id": "cli-848", "auto.offset.reset": "earliest", "enable.auto.commit": False}
+    )  # fmt: skip
+    try:
+        consumer.subscribe(["gr-848"])
+        got = []
+        wait_until(
+            lambda: bool(got.append(consumer.poll(0.2)) or len([m for m in got if m]) >= 4), 30, "records"
+        )
+        consumer.commit(asynchronous=False)
+        rows = json.loads(cli.ok("groups", "describe", "gr-848-g", "--json"))["gr-848-g"]
+        assert [(r["partition"], r["current_offset"], r["lag"], r["client_id"]) for r in rows] == [
+            (0, 3, 0, "cli-848"),
+            (1, 1, 0, "cli-848"),
+        ]
+        (state,) = json.loads(cli.ok("groups", "describe", "gr-848-g", "--state", "--json"))["gr-848-g"]
+        assert state["state"] == "Stable" and state["members"] == 1
+        assert state["assignment_strategy"] == "uniform"
+    finally:
+        consumer.close()
+    after = cli.ok("groups", "describe", "gr-848-g").splitlines()
+    assert after[1] == "Consumer group 'gr-848-g' has no active members."
