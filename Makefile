@@ -5,6 +5,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 9092
 DATA   ?= ./data
+HTTP_PORT ?= 8080
 PYTEST_ARGS ?=
 
 .PHONY: install install-dev install-clients install-spark run test test-fast lint bench compat pipeline clean
@@ -31,11 +32,14 @@ install-spark: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[spark]'
 
 # Test clients that do not come from PyPI: kcat from Debian, KafkaJS from npm; tmux (Debian) drives
-# the terminal-session test of docs/cli.md.
+# the terminal-session test of docs/cli.md; chromium and chromium-driver (Debian) load the web
+# console's pages in tests/console (Selenium, from the dev extras).
 install-clients:
-	@command -v kcat >/dev/null 2>&1 && command -v tmux >/dev/null 2>&1 || { \
+	@command -v kcat >/dev/null 2>&1 && command -v tmux >/dev/null 2>&1 && command -v chromium >/dev/null 2>&1 \
+	  && command -v chromedriver >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = "0" ]; then SUDO=""; else SUDO="sudo"; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq kcat tmux >/dev/null; }
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq kcat tmux \
+	    chromium chromium-driver >/dev/null; }
 	@if [ -f tests/compat/node/package-lock.json ]; then \
 	  cd tests/compat/node && npm ci --silent --no-audit --no-fund >/dev/null; fi
 
@@ -50,7 +54,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 run: $(STAMP)
 	@$(BIN)/kafkito serve --host $(HOST) --port $(PORT) --data-dir $(DATA) \
-	  --set group.initial.rebalance.delay.ms=0 --banner
+	  --set group.initial.rebalance.delay.ms=0 --http 127.0.0.1:$(HTTP_PORT) --banner
 
 test: install-dev install-clients
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
