@@ -97,3 +97,53 @@ def test_a_confluent_consumer_survives_its_coordinator_moving(cluster: KafkitoHa
     finally:
         consumer.close()
     assert described["generation"] == generation  # the member kept its membership: no rebalance
+
+
+def test_a_transaction_commits_through_a_coordinator_on_another_node_than_the_leaders(
+    cluster: KafkitoHandle,
+) -> None:
+    cluster.create_topic("ledger", partitions=2, replication_factor=2)
+    cluster.move_leader("ledger", 0, 1)
+    cluster.move_leader("ledger", 1, 2)
+    cluster.move_coordinator("bank-1", 3, transaction=True)
+    producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "transactional.id": "bank-1"})
+    producer.init_transactions(30)
+    producer.begin_transaction()
+    for i in range(20):
+        producer.produce("ledger", b"entry-%d" % i, partition=i % 2)
+    producer.commit_transaction(30)
+    assert cluster.coordinator("bank-1", transaction=True) == 3
+
+    consumer = Consumer({
+        "bootstrap.servers": cluster.bootstrap_servers, "group.id": "auditors",
+        "auto.offset.reset": "earliest", "isolation.level": "read_committed",
+    })  # fmt: skip
+    consumer.subscribe(["ledger"])
+    got: list[bytes] = []
+    try:
+        confluent_read(consumer, got, {b"entry-%d" % i for i in range(20)})
+    finally:
+        consumer.close()
+
+
+def test_a_kip848_consumer_survives_its_coordinator_moving(cluster: KafkitoHandle) -> None:
+    cluster.create_topic("signals", partitions=3, replication_factor=3)
+    producer = Producer({"bootstrap.servers": cluster.bootstrap_servers})
+    consumer = Consumer({
+        "bootstrap.servers": cluster.bootstrap_servers, "group.id": "watchers", "group.protocol": "consumer",
+        "auto.offset.reset": "earliest",
+    })  # fmt: skip
+    consumer.subscribe(["signals"])
+    got: list[bytes] = []
+    try:
+        confluent_send(producer, "signals", values("first", 20))
+        confluent_read(consumer, got, set(values("first", 20)))
+        epoch = cluster.wait_for_group("watchers", members=1)["generation"]
+
+        cluster.move_coordinator("watchers", _elsewhere(cluster, "watchers"))
+        confluent_send(producer, "signals", values("second", 20))
+        confluent_read(consumer, got, set(values("first", 20) + values("second", 20)))
+        described = cluster.wait_for_group("watchers", members=1)
+    finally:
+        consumer.close()
+    assert described["generation"] == epoch  # the member kept its epoch: no new assignment
