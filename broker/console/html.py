@@ -50,6 +50,7 @@ def page(title: str, main: str, *, poll_ms: int | None = 2000, write: bool = Fal
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         f"<title>{e(title)} · kafkito</title>"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<link rel="icon" href="data:,">'  # no favicon request
         '<link rel="stylesheet" href="/console/static/console.css">'
         '<script src="/console/static/console.js" defer></script></head><body>'
         f'<header><strong>kafkito</strong><nav>{nav}</nav><span class="mode">{mode}</span>'

@@ -28,36 +28,40 @@ TARGET_W = 1400
 
 
 def generations(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One entry per generation seen, oldest first: its start time, states, members and reason."""
+    """One entry per generation seen, oldest first: its start time, states, members and the reason of
+    the rebalance that made it (the last `rebalance_started` before it formed; None for the
+    generation a group starts in). Members are those of its completed rebalance."""
     bands: dict[int, dict[str, Any]] = {}
-    pending_reason: str | None = None
+    pending: str | None = None
     for event in events:
-        generation = event.get("generation")
-        kind = event["event"]
+        generation, kind = event.get("generation"), event["event"]
         if kind == "rebalance_started":
-            pending_reason = event.get("reason")
+            pending = event.get("reason")
         if generation is None:
             continue
         band = bands.get(generation)
         if band is None:
-            reason = pending_reason if pending_reason is not None else event.get("reason")
             band = bands[generation] = {
-                "generation": generation,
-                "start_ms": event["time_ms"],
-                "end_ms": None,
-                "reason": reason,
-                "states": [],
-                "members": [],
-            }
-            pending_reason = None
+                "generation": generation, "start_ms": event["time_ms"], "end_ms": None, "reason": None,
+                "states": [], "members": [], "completed": False,
+            }  # fmt: skip
         if kind == "transition":
-            band["states"].append(event.get("to_state"))
-            if event.get("members") is not None:
-                band["members"] = list(event["members"])
+            _transition(band, event, pending)
+        elif kind == "rebalance_completed":
+            band["members"], band["completed"] = list(event.get("members") or ()), True
     ordered = list(bands.values())  # in order of first appearance
     for band, following in itertools.pairwise(ordered):
         band["end_ms"] = following["start_ms"]
     return ordered
+
+
+def _transition(band: dict[str, Any], event: dict[str, Any], pending: str | None) -> None:
+    state = event.get("to_state")
+    band["states"].append(state)
+    if band["reason"] is None and state not in ("PreparingRebalance", "Empty") and band["generation"] > 0:
+        band["reason"] = pending
+    if not band["completed"] and event.get("members") is not None:
+        band["members"] = list(event["members"])
 
 
 def _member_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,0 +1,149 @@
+"""A `kafkito serve --http` child process, a urllib client of its console, and real consumers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.support.net import free_port, wait_for_port
+
+
+class ConsoleBroker:
+    """`kafkito serve --http 127.0.0.1:PORT` as a child, on free ports."""
+
+    def __init__(self, data_dir: Path, *extra: str, control_same_port: bool = False) -> None:
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.http_port = free_port()
+        self.extra = list(extra)
+        if control_same_port:
+            self.extra += ["--control", f"127.0.0.1:{self.http_port}"]
+        self.log_path = data_dir.parent / f"{data_dir.name}-broker.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.http_port}"
+
+    def start(self) -> ConsoleBroker:
+        cmd = [
+            sys.executable, "-m", "kafkito", "serve", "--port", str(self.port),
+            "--data-dir", str(self.data_dir), "--log-format", "json",
+            "--http", f"127.0.0.1:{self.http_port}",
+            "--set", "group.initial.rebalance.delay.ms=0", *self.extra,
+        ]  # fmt: skip
+        with open(self.log_path, "ab") as logf:
+            self.proc = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=os.environ.copy())
+        try:
+            wait_for_port("127.0.0.1", self.http_port, 30)
+            wait_for_port("127.0.0.1", self.port, 30)
+        except TimeoutError:
+            self.stop()
+            raise RuntimeError(f"broker did not start; log:\n{self.log_path.read_text()[-4000:]}") from None
+        return self
+
+    def stop(self) -> int | None:
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        code, self.proc = self.proc.returncode, None
+        return code
+
+    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        """One request; any status is returned with its body (JSON decoded when it is JSON)."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                status, raw, kind = response.status, response.read(), response.headers.get_content_type()
+        except urllib.error.HTTPError as exc:
+            status, raw, kind = exc.code, exc.read(), exc.headers.get_content_type()
+        return status, json.loads(raw) if kind == "application/json" else raw.decode()
+
+    def get(self, path: str) -> Any:
+        status, body = self.call("GET", path)
+        assert status == 200, (path, status, body)
+        return body
+
+
+def produce(bootstrap: str, topic: str, records: list[tuple[bytes | None, bytes, list[tuple[str, bytes]]]]) -> None:
+    from kafka import KafkaProducer
+
+    producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=0)
+    try:
+        for key, value, headers in records:
+            producer.send(topic, key=key, value=value, headers=headers)
+        producer.flush(30)
+    finally:
+        producer.close(5)
+
+
+def wait_until(check: Callable[[], bool], timeout_s: float = 60, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+class PollingConsumer:
+    """A kafka-python consumer in a thread, polling (so it heartbeats and rejoins) until closed;
+    it commits only when told (`commit_up_to`)."""
+
+    def __init__(self, bootstrap: str, group: str, topic: str, client_id: str) -> None:
+        from kafka import KafkaConsumer
+
+        self.consumer = KafkaConsumer(
+            topic, bootstrap_servers=bootstrap, group_id=group, client_id=client_id,
+            enable_auto_commit=False, auto_offset_reset="earliest", max_poll_records=1,
+            session_timeout_ms=10000, heartbeat_interval_ms=300,
+        )  # fmt: skip
+        self.consumed: list[Any] = []
+        self._commit: list[int] = []
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        from kafka import OffsetAndMetadata, TopicPartition
+
+        while not self._stop.is_set():
+            for records in self.consumer.poll(timeout_ms=100).values():
+                self.consumed.extend(records)
+            with self._lock:
+                wanted = self._commit[:]
+                self._commit.clear()
+            for offset in wanted:
+                tp = TopicPartition(self.consumed[0].topic, self.consumed[0].partition)
+                self.consumer.commit({tp: OffsetAndMetadata(offset, "", -1)})
+        self.consumer.close(autocommit=False)
+
+    def commit_up_to(self, offset: int) -> None:
+        with self._lock:
+            self._commit.append(offset)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(30)

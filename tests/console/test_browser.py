@@ -1,0 +1,151 @@
+"""The console in a real headless chromium: what a person sees after producing, consuming and
+rebalancing, updated live without a reload, with no JavaScript error; screenshots for the docs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.console.support import ConsoleBroker, PollingConsumer, produce, wait_until
+
+IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+
+
+def severe_logs(driver: Any) -> list[dict[str, Any]]:
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def text_of(driver: Any, element_id: str) -> str:
+    return str(driver.find_element(By.ID, element_id).text)
+
+
+def wait_for(driver: Any, check: Any, timeout: float = 60) -> Any:
+    return WebDriverWait(driver, timeout, poll_frequency=0.2).until(check)
+
+
+def test_a_produced_topic_and_its_messages_are_shown(console: ConsoleBroker, browser: Any) -> None:
+    headers = [("trace", b"abc-123")]
+    produce(console.bootstrap, "orders", [
+        (b"alice", b'{"item": "book", "qty": 2}', headers),
+        (b"bob", b"plain text value", []),
+        (None, bytes([0, 159, 255, 1]), []),
+    ])  # fmt: skip
+    browser.get(console.url + "/console/topics")
+    link = wait_for(browser, lambda d: d.find_element(By.LINK_TEXT, "orders"))
+    row = link.find_element(By.XPATH, "./ancestor::tr")
+    assert row.find_elements(By.TAG_NAME, "td")[2].text == "3"  # messages
+    link.click()
+    assert text_of(browser, "topic-name") == "orders"
+    cells = browser.find_elements(By.CSS_SELECTOR, "#partitions tbody tr td")
+    assert [c.text for c in cells[:4]] == ["0", "0", "3", "3"]  # partition, start, end, messages
+    assert "retention.ms" in browser.find_element(By.ID, "configs").text
+    browser.find_element(By.LINK_TEXT, "browse").click()
+    rows = browser.find_elements(By.CSS_SELECTOR, "#messages tbody tr")
+    assert len(rows) == 3
+    first = [td.text for td in rows[0].find_elements(By.TAG_NAME, "td")]
+    assert first[0] == "0" and first[2] == "alice"
+    assert '"item": "book"' in first[3] and "\n" in first[3]  # JSON, pretty-printed
+    assert "trace" in first[4] and "abc-123" in first[4]
+    assert first[1].endswith("UTC")
+    assert rows[1].find_elements(By.TAG_NAME, "td")[3].text == "plain text value"
+    assert rows[2].find_elements(By.TAG_NAME, "td")[3].text == "00 9f ff 01"  # not UTF-8: hex
+    browser.get(console.url + "/console/topics/orders/0/messages?offset=1&format=hex")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#messages tbody tr")
+    assert [r.find_elements(By.TAG_NAME, "td")[0].text for r in rows] == ["1", "2"]
+    assert rows[0].find_elements(By.TAG_NAME, "td")[2].text == "62 6f 62"  # "bob" in hex
+    assert severe_logs(browser) == []
+
+
+def test_a_groups_lag_falls_as_its_consumer_commits(console: ConsoleBroker, browser: Any) -> None:
+    produce(console.bootstrap, "payments", [(None, b"payment %d" % i, []) for i in range(10)])
+    consumer = PollingConsumer(console.bootstrap, "billing", "payments", "billing-app")
+    try:
+        wait_until(lambda: len(consumer.consumed) == 10, what="the consumer reading 10 records")
+        consumer.commit_up_to(2)
+        wait_until(lambda: console.get("/api/groups/billing")["lag"] == 8, what="the first commit")
+        browser.get(console.url + "/console/groups/billing")
+        assert text_of(browser, "group-lag") == "8"
+        assert text_of(browser, "group-state") == "Stable"
+        members = browser.find_element(By.ID, "members").text
+        assert "billing-app" in members and "payments[0]" in members
+        offsets = browser.find_elements(By.CSS_SELECTOR, "#offsets tbody tr td")
+        assert [c.text for c in offsets[:5]] == ["payments", "0", "2", "10", "8"]
+        consumer.commit_up_to(7)  # the page is not reloaded: it updates itself
+        wait_for(browser, lambda d: text_of(d, "group-lag") == "3")
+        consumer.commit_up_to(10)
+        wait_for(browser, lambda d: text_of(d, "group-lag") == "0")
+        browser.get(console.url + "/console/groups")
+        row = browser.find_element(By.LINK_TEXT, "billing").find_element(By.XPATH, "./ancestor::tr")
+        cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+        assert cells[1:4] == ["Stable", "classic", "1"] and cells[5] == "0"  # state, protocol, members; lag
+    finally:
+        consumer.close()
+    assert severe_logs(browser) == []
+
+
+def _generations(driver: Any) -> int:
+    return int(driver.find_element(By.ID, "timeline-svg").get_attribute("data-generations"))
+
+
+def _stable_with(console: ConsoleBroker, group: str, members: int) -> bool:
+    status, body = console.call("GET", f"/api/groups/{group}")
+    return status == 200 and body["state"] == "Stable" and len(body["members"]) == members
+
+
+def test_the_timeline_gains_a_generation_when_a_member_joins_and_when_it_leaves(
+    console: ConsoleBroker, browser: Any
+) -> None:
+    produce(console.bootstrap, "clicks", [(None, b"click %d" % i, []) for i in range(20)])
+    first = PollingConsumer(console.bootstrap, "dashboard", "clicks", "dashboard-1")
+    second: PollingConsumer | None = None
+    try:
+        wait_until(lambda: _stable_with(console, "dashboard", 1), what="one member, Stable")
+        browser.get(console.url + "/console/groups/dashboard/timeline")
+        alone = _generations(browser)
+        assert alone >= 1
+        second = PollingConsumer(console.bootstrap, "dashboard", "clicks", "dashboard-2")
+        wait_until(lambda: _stable_with(console, "dashboard", 2), what="two members, Stable")
+        together = wait_for(browser, lambda d: _generations(d) > alone and _generations(d))
+        svg = browser.find_element(By.ID, "timeline-svg")
+        assert "dashboard-2" in svg.text and "dashboard-1" in svg.text
+        assert svg.find_elements(By.CSS_SELECTOR, ".mark-join") and svg.find_elements(By.CSS_SELECTOR, ".mark-sync")
+        reasons = browser.find_element(By.ID, "generations").text
+        assert "adding new member" in reasons
+        IMAGES.mkdir(parents=True, exist_ok=True)
+        browser.get(console.url + "/console/groups/dashboard")
+        wait_for(browser, lambda d: text_of(d, "group-state") == "Stable")
+        browser.save_screenshot(str(IMAGES / "console-group.png"))
+        browser.get(console.url + "/console/groups/dashboard/timeline")
+        second.close()
+        second = None
+        wait_until(lambda: _stable_with(console, "dashboard", 1), what="back to one member")
+        wait_for(browser, lambda d: _generations(d) > together)
+        wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#timeline-svg .mark-leave"))
+        assert "LeaveGroup" in browser.find_element(By.ID, "generations").text
+        browser.save_screenshot(str(IMAGES / "console-timeline.png"))
+    finally:
+        if second is not None:
+            second.close()
+        first.close()
+    assert severe_logs(browser) == []
+
+
+def test_every_page_loads_without_a_javascript_error(console: ConsoleBroker, browser: Any) -> None:
+    produce(console.bootstrap, "pages", [(b"k", b"v", [])])
+    groups = console.get("/api/groups")["groups"]
+    paths = ["/", "/console/", "/console/topics", "/console/topics/pages", "/console/topics/pages/0/messages",
+             "/console/groups"]
+    for group in groups:
+        paths += [f"/console/groups/{group['group_id']}", f"/console/groups/{group['group_id']}/timeline"]
+    for path in paths:
+        browser.get(console.url + path)
+        assert browser.find_element(By.ID, "main").text.strip(), path
+        assert browser.title.endswith("kafkito"), path
+    browser.get(console.url + "/console/")
+    cards = {c.get_attribute("data-stat"): c.text for c in browser.find_elements(By.CLASS_NAME, "card")}
+    assert set(cards) >= {"node", "uptime", "topics", "partitions", "groups", "connections", "produce", "fetch"}
+    wait_for(browser, lambda d: "on" in d.find_element(By.ID, "live").get_attribute("class"))  # polled
+    assert severe_logs(browser) == []
