@@ -52,13 +52,16 @@ def _add_serve(sub: argparse._SubParsersAction[KafkitoParser]) -> None:
     serve.add_argument("--banner", action="store_true", help="once listening, print how to try it (make run)")
 
 
-def _parser() -> KafkitoParser:
+def _parser(command: str | None = None) -> KafkitoParser:
+    """The command line's parser; for `serve`, without the tools' and control's verbs, which nothing
+    after `serve` can name (argparse's gettext lookups for their ~100 parsers cost every start ~5 ms)."""
     parser = KafkitoParser(prog="kafkito", description="A Kafka-wire-compatible broker in Python.")
     parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", required=True)
     _add_serve(sub)
-    add_tool_parsers(sub)
-    add_control_parser(sub)
+    if command != "serve":
+        add_tool_parsers(sub)
+        add_control_parser(sub)
     return finish(parser)  # type: ignore[return-value]
 
 
@@ -254,8 +257,9 @@ def _run_tool(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
-    args, extras = parser.parse_known_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = _parser(words[0] if words else None)
+    args, extras = parser.parse_known_args(words)
     if extras:
         args.cli_parser.error(f"unrecognized arguments: {' '.join(extras)}")
     if args.command == "serve":
