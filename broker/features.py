@@ -17,12 +17,17 @@ are not reported here: kafkito has one broker (no ISR to elect from) and serves 
 group APIs. As in Kafka, a feature whose finalized level is 0 is not listed, and ApiVersions below v4
 leaves out supported features whose minimum is 0 (KAFKA-17011: old clients rejected a 0 minimum).
 
-Kafka has no broker property for these levels (they are set by `kafka-storage format --feature` and
-changed with UpdateFeatures), so neither has kafkito: they are constants.
+Kafka has no broker property for these levels: they are set by `kafka-storage format --feature` and
+changed with UpdateFeatures. Here a fresh broker starts at the levels above; UpdateFeatures changes
+`transaction.version` and `group.version` (and re-finalizes `metadata.version`/`kraft.version` at the
+levels they run at) with Kafka's validation, and `FeatureLevels` (`broker/feature_updates.py`) keeps
+the result in the data dir's dynamic state, so a restart keeps it and ApiVersions reports it with a
+new epoch. The module-level functions give a fresh cluster's levels, for callers without a broker.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,13 +95,25 @@ def finalized_features() -> list[dict[str, Any]]:
     ]
 
 
-def api_versions_fields(api_version: int) -> dict[str, Any]:
-    """The feature fields of an ApiVersions response (tagged, v3+; nothing before)."""
+def api_versions_fields(
+    api_version: int, levels: Mapping[str, int] | None = None, epoch: int = FINALIZED_FEATURES_EPOCH
+) -> dict[str, Any]:
+    """The feature fields of an ApiVersions response (tagged, v3+; nothing before), at `levels` (by
+    name; a fresh cluster's when None)."""
     if api_version < 3:
         return {}
+    finalized = (
+        finalized_features()
+        if levels is None
+        else [
+            dict(name=name, max_version_level=level, min_version_level=level)
+            for name, level in levels.items()
+            if level > 0
+        ]
+    )
     return dict(
         supported_features=supported_features(api_version),
-        finalized_features_epoch=FINALIZED_FEATURES_EPOCH,
-        finalized_features=finalized_features(),
+        finalized_features_epoch=epoch,
+        finalized_features=finalized,
         zk_migration_ready=False,
     )

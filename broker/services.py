@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 import structlog
 
+from kafkito.broker.broker_configs import BrokerConfigs as BrokerConfigs  # re-exported: handlers see it here
 from kafkito.broker.config import Config
 from kafkito.broker.coordinator import GroupCoordinator
 from kafkito.broker.coordinator.consumer.topics import TopicInfo as GroupTopic
@@ -215,27 +216,6 @@ class TopicsOfGroups:
 
     def names(self) -> list[str]:
         return [info.name for info in self._logs.topics()]
-
-
-class BrokerConfigs:
-    """The broker's configuration, and the properties set at run time (in memory only)."""
-
-    __slots__ = ("_logs", "config", "dynamic")
-
-    def __init__(self, config: Config, logs: LogManager) -> None:
-        self.config = config
-        self._logs = logs
-        self.dynamic: dict[str, str] = {}  # set by IncrementalAlterConfigs
-
-    def set_dynamic(self, values: Iterable[tuple[str, str]]) -> None:
-        """Set broker properties in order, then hand the new defaults to the logs.
-
-        Raises ConfigError at the first property that does not exist or parse (those before it stay set).
-        """
-        for name, value in values:
-            self.config.set(name, value)
-            self.dynamic[name] = value
-        self._logs.update_broker_config(self.config.explicit_properties())
 
 
 class OnFirstUse(Generic[T]):

@@ -64,6 +64,7 @@ APIS: tuple[tuple[str, int, int, int], ...] = (
     ("produce", 0, 0, 12),
     ("sync_group", 14, 0, 5),
     ("txn_offset_commit", 28, 0, 5),
+    ("update_features", 57, 0, 2),
 )
 
 # Kafka 4 removed the oldest versions of some APIs (KIP-896): their new minimums, which a broker with

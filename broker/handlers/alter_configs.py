@@ -1,4 +1,6 @@
-"""AlterConfigs (33, legacy): the given topic configs replace all of the topic's overrides.
+"""AlterConfigs (33, legacy): the given configs replace all of a topic's overrides, or all of the
+dynamic configs of a broker (its id) or of the cluster default (""), checked as Kafka checks them.
+BROKER_LOGGER is IncrementalAlterConfigs' only, as in Kafka.
 
 v1 no change; v2 flexible.
 """
@@ -9,8 +11,16 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any, Protocol
 
+from kafkito.broker.broker_configs import DynamicConfigError
 from kafkito.broker.context import RequestContext
-from kafkito.broker.handlers.config_resources import TOPIC, InvalidResource, resource_result, warn_deprecated
+from kafkito.broker.handlers.config_resources import (
+    BROKER,
+    TOPIC,
+    InvalidResource,
+    check_broker_name,
+    resource_result,
+    warn_deprecated,
+)
 
 API_KEY = 33
 VERSIONS = (0, 2)
@@ -35,9 +45,16 @@ class AlterConfigsRequest(Protocol):
 
 
 def _alter(ctx: RequestContext, resource: AlterConfigsResource, validate_only: bool) -> None:
-    if resource.resource_type != TOPIC:
-        raise InvalidResource("only topic configs can be altered here")
     configs = {c.name: c.value or "" for c in resource.configs}
+    if resource.resource_type == BROKER:
+        check_broker_name(resource.resource_name, ctx.cluster.node_id)
+        try:
+            ctx.configs.alter(resource.resource_name, configs, replace=True, validate_only=validate_only)
+        except DynamicConfigError as exc:
+            raise InvalidResource(str(exc)) from exc
+        return
+    if resource.resource_type != TOPIC:
+        raise InvalidResource(f"unsupported resource type {resource.resource_type}")
     ctx.topics.replace_config(resource.resource_name, configs, validate_only=validate_only)
     warn_deprecated(resource.resource_name, configs)
 

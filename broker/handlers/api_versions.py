@@ -52,8 +52,14 @@ def handle(ctx: RequestContext, request: ApiVersionsRequest) -> Any:
         error_code=error,
         api_keys=api_keys(ctx.configs.config.kafkito_api_versions_kafka4_minimums),
         throttle_time_ms=0,
-        **(features.api_versions_fields(ctx.version) if error is ErrorCode.NONE else {}),
+        **(_feature_fields(ctx) if error is ErrorCode.NONE else {}),
     )
+
+
+def _feature_fields(ctx: RequestContext) -> dict[str, Any]:
+    """The cluster's feature levels as UpdateFeatures left them (ApiVersions v3+)."""
+    levels = ctx.configs.features
+    return features.api_versions_fields(ctx.version, levels.levels, levels.epoch)
 
 
 def _valid_software(value: str) -> bool:

@@ -11,6 +11,7 @@ from functools import partial
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
+from kafkito.broker.dynamic_configs import is_read_only
 from kafkito.broker.handlers.config_resources import (
     BROKER,
     BROKER_LOGGER,
@@ -26,6 +27,7 @@ VERSIONS = (0, 4)
 
 _STATIC_BROKER_CONFIG = 4
 _DYNAMIC_BROKER_CONFIG = 2
+_DYNAMIC_DEFAULT_BROKER_CONFIG = 3
 _DEFAULT_CONFIG = 5
 _GROUP_CONFIG = 8
 _STRING = 2
@@ -44,11 +46,13 @@ class DescribeConfigsRequest(Protocol):
     resources: Sequence[DescribeConfigsResource]
 
 
-def _row(name: str, value: str | None, source: int, config_type: int) -> dict[str, Any]:
+def _row(
+    name: str, value: str | None, source: int, config_type: int, read_only: bool = False
+) -> dict[str, Any]:
     return dict(
         name=name,
         value=value,
-        read_only=False,
+        read_only=read_only,
         config_source=source,
         is_default=source == _DEFAULT_CONFIG,
         is_sensitive=False,
@@ -62,22 +66,32 @@ def _topic_rows(ctx: RequestContext, name: str) -> list[dict[str, Any]]:
     return [_row(e.name, e.value, int(e.source), int(e.type)) for e in ctx.topics.describe_config(name)]
 
 
-def _broker_rows(ctx: RequestContext) -> list[dict[str, Any]]:
+def _broker_rows(ctx: RequestContext, name: str) -> list[dict[str, Any]]:
+    """A broker's configs with their sources (its own dynamic value, the cluster default's, the static
+    one, Kafka's default); the cluster default resource ("") lists only its dynamic configs."""
     configs = ctx.configs
+    default_dynamic = configs.dynamic_default
+    if name == "":
+        return [
+            _row(k, v, _DYNAMIC_DEFAULT_BROKER_CONFIG, _STRING, is_read_only(k))
+            for k, v in sorted(default_dynamic.items())
+        ]
     dynamic = configs.dynamic
     explicit = configs.config.explicit
     rows = []
-    for name, value in sorted(configs.config.to_properties().items()):
+    for key, value in sorted(configs.config.to_properties().items()):
         if value is None:
             continue
-        if name in dynamic:
+        if key in dynamic:
             source = _DYNAMIC_BROKER_CONFIG
-        elif name in explicit:
+        elif key in default_dynamic:
+            source = _DYNAMIC_DEFAULT_BROKER_CONFIG
+        elif key in explicit:
             source = _STATIC_BROKER_CONFIG
         else:
             source = _DEFAULT_CONFIG
         text = str(value).lower() if isinstance(value, bool) else str(value)
-        rows.append(_row(name, text, source, _STRING))
+        rows.append(_row(key, text, source, _STRING, is_read_only(key)))
     return rows
 
 
@@ -86,7 +100,7 @@ def _rows(ctx: RequestContext, resource: DescribeConfigsResource) -> list[dict[s
         return _topic_rows(ctx, resource.resource_name)
     if resource.resource_type == BROKER:
         check_broker_name(resource.resource_name, ctx.cluster.node_id)
-        return _broker_rows(ctx)
+        return _broker_rows(ctx, resource.resource_name)
     if resource.resource_type == BROKER_LOGGER:
         return []
     if resource.resource_type == GROUP:

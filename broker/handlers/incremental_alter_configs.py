@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any, Protocol
 
-from kafkito.broker.config import ConfigError
+from kafkito.broker.broker_configs import DynamicConfigError
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator.consumer.group_configs import GroupConfigError
 from kafkito.broker.handlers.config_resources import (
@@ -63,31 +63,44 @@ def _alter_topic(
         elif op == DELETE:
             to_delete.append(c.name)
         elif op in (APPEND, SUBTRACT):
-            items = [v for v in (current.get(c.name) or "").split(",") if v]
-            given = [v for v in (c.value or "").split(",") if v]
-            if op == APPEND:
-                items += [v for v in given if v not in items]
-            else:
-                items = [v for v in items if v not in given]
-            to_set[c.name] = ",".join(items)
+            to_set[c.name] = _list_op(op, current.get(c.name), c.value)
         else:
             raise InvalidResource(f"unknown config operation {op}")
     topics.alter_config(name, to_set, to_delete, validate_only=validate_only)
     warn_deprecated(name, to_set)
 
 
+def _list_op(op: int, current: str | None, value: str | None) -> str:
+    """APPEND or SUBTRACT `value`'s items to or from a comma-separated list."""
+    items = [v for v in (current or "").split(",") if v]
+    given = [v for v in (value or "").split(",") if v]
+    if op == APPEND:
+        return ",".join(items + [v for v in given if v not in items])
+    return ",".join(v for v in items if v not in given)
+
+
 def _alter_broker(
     ctx: RequestContext, name: str, configs: Sequence[AlterableConfig], validate_only: bool
 ) -> None:
+    """Dynamic broker configs of this broker (its id) or of the cluster default (""), as Kafka."""
     check_broker_name(name, ctx.cluster.node_id)
+    broker_configs = ctx.configs
+    current = broker_configs.config.to_properties()
+    to_set: dict[str, str] = {}
+    to_delete: list[str] = []
     for c in configs:
-        if c.config_operation != SET:
-            raise InvalidResource("only SET is supported for broker configs")
-    if validate_only:
-        return
+        if c.config_operation == SET:
+            to_set[c.name] = c.value or ""
+        elif c.config_operation == DELETE:
+            to_delete.append(c.name)
+        elif c.config_operation in (APPEND, SUBTRACT):
+            before = current.get(c.name)
+            to_set[c.name] = _list_op(c.config_operation, None if before is None else str(before), c.value)
+        else:
+            raise InvalidResource(f"unknown config operation {c.config_operation}")
     try:
-        ctx.configs.set_dynamic((c.name, c.value or "") for c in configs)
-    except ConfigError as exc:
+        broker_configs.alter(name, to_set, to_delete, validate_only=validate_only)
+    except DynamicConfigError as exc:
         raise InvalidResource(str(exc)) from exc
 
 
