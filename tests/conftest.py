@@ -54,6 +54,7 @@ MARKS_BY_PATH: dict[str, str] = {
     "cluster/test_leader_failover.py": "slow",  # real clients while a three-node cluster's nodes stop
     "cluster/test_coordinator_moves.py": "slow",  # real consumer groups whose coordinator moves
     "cluster/test_control_topology.py": "slow",  # `kafkito serve --nodes 3` child and `kafkito control`
+    "console/test_browser.py": "slow",  # headless chromium, which `make install-clients` installs
 }
 SLOW_TESTS = {  # single tests, by node id relative to tests/
     "datapath/test_durability.py::test_sigkill_under_acks1_load_loses_no_acknowledged_record",

@@ -87,7 +87,10 @@ class ConsoleBroker:
         return body
 
 
-def produce(bootstrap: str, topic: str, records: list[tuple[bytes | None, bytes, list[tuple[str, bytes]]]]) -> None:
+Record = tuple[bytes | None, bytes, list[tuple[str, bytes]]]  # key, value, headers
+
+
+def produce(bootstrap: str, topic: str, records: list[Record]) -> None:
     from kafka import KafkaProducer
 
     producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=0)
