@@ -197,8 +197,8 @@ async def _serve_with_banner(broker: Broker) -> int:
     return await serving
 
 
-def _banner(broker: Broker) -> None:
-    """Where the broker listens and how to try it (`make run`)."""
+def _banner(broker: Broker, console_url: str | None = None) -> None:
+    """Where the broker listens and how to try it (`make run`), and the web console's address."""
     from kafkito.broker.tools.connect import DEFAULT_BOOTSTRAP
 
     bootstrap = "{}:{}".format(*broker.advertised)
@@ -214,7 +214,8 @@ def _banner(broker: Broker) -> None:
         f"  {produce}{to}\n"
         f"  .venv/bin/kafkito consume events --from-beginning --print-key --group readers{to}\n"
         f"  .venv/bin/kafkito groups describe readers{to}\n"
-        "Ctrl-C stops the broker.\n",
+        + (f"Web console: {console_url}\n" if console_url else "")
+        + "Ctrl-C stops the broker.\n",
         file=sys.stderr,
         flush=True,
     )

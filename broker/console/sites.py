@@ -9,7 +9,6 @@ up for as long as the broker serves; every address is bound before the broker st
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -80,7 +79,7 @@ class HttpServers:
             self._runners.append(runner)
             host, port = runner.addresses[0][:2]
             self.urls[flag] = ControlAddress(str(host), int(port)).url()
-            log.info("http.started", flag=flag, url=self.urls[flag])
+            log.debug("http.started", flag=flag, url=self.urls[flag])
 
     async def stop(self) -> None:
         for runner in self._runners:
@@ -97,11 +96,11 @@ async def serve_http(
     broker: Broker,
     control: ControlAddress | None,
     console: ConsoleOptions | None,
-    banner: Callable[[Broker], None] | None = None,
+    banner: Callable[[Broker, str | None], None] | None = None,
 ) -> int:
     """`broker.serve()` with the control endpoint and/or the console; HttpBindError before the
     broker starts when an address is taken. With `banner`, it is printed once the broker listens,
-    followed by the console's address."""
+    with the console's address."""
     servers = HttpServers()
     await servers.start(build_apps(broker, control, console))
     try:
@@ -113,12 +112,9 @@ async def serve_http(
                 await asyncio.sleep(0.01)
                 continue
             if console is not None:
-                url = console_url(servers)
-                log.info("console.started", url=url, write=console.write)
+                log.info("console.started", url=console_url(servers), write=console.write)
             if banner is not None:
-                banner(broker)
-                if console is not None:
-                    print(f"Web console: {url}\n", file=sys.stderr, flush=True)
+                banner(broker, console_url(servers) if console is not None else None)
             break
         return await serving
     finally:

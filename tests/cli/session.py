@@ -94,9 +94,11 @@ def record(commands: list[str]) -> tuple[Recording, int, str]:
     if shutil.which("tmux") is None:
         raise AssertionError("tmux is not installed: `make install-clients` installs it")
     port = free_port()
+    http_port = free_port()  # the web console's, shown as make run's default 8080
     data = tempfile.mkdtemp(prefix="kafkito-session-")
     tmux = Tmux()
-    env = {"PORT": str(port), "DATA": f"{data}/data", "KAFKITO_BOOTSTRAP_SERVER": f"127.0.0.1:{port}"}
+    env = {"PORT": str(port), "HTTP_PORT": str(http_port), "DATA": f"{data}/data",
+           "KAFKITO_BOOTSTRAP_SERVER": f"127.0.0.1:{port}"}  # fmt: skip
     sets = [f"{k}={v}" for k, v in env.items()]
     try:
         tmux("new-session", "-d", "-s", "doc", "-n", "broker", "-x", "220", "-y", "60", "-c", str(REPO),
@@ -130,6 +132,7 @@ def record(commands: list[str]) -> tuple[Recording, int, str]:
         stopped = tmux.wait_for("doc:broker", "broker.stopped")
     finally:
         tmux.kill()
+    broker = [line.replace(f":{http_port}/", ":8080/") for line in broker]
     end = next(i for i, line in enumerate(broker) if BANNER_END in line)
     start = next(i for i, line in enumerate(broker) if line.startswith(PROMPT + "make run"))
     return Recording(broker[start : end + 1], client, stopped), port, f"{data}/data"
