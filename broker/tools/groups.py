@@ -153,13 +153,23 @@ def _state_row(client: Any, group: str, described: dict[str, Any]) -> tuple[Any,
     return (group, _coordinator(client, group), strategy, described["group_state"], len(described["members"]))
 
 
-def _describe_one(client: Any, group: str, args: argparse.Namespace) -> tuple[tuple[str, ...], list[Any]]:
+@dataclass(slots=True)
+class Described:
+    """One group's table for `groups describe`, and its state."""
+
+    state: str
+    columns: tuple[str, ...]
+    rows: list[tuple[Any, ...]]
+
+
+def _describe_one(client: Any, group: str, args: argparse.Namespace) -> Described:
     described = describe_group(client, group)
+    state = described["group_state"]
     if args.state:
-        return STATE_COLUMNS, [_state_row(client, group, described)]
+        return Described(state, STATE_COLUMNS, [_state_row(client, group, described)])
     if args.members:
-        return MEMBER_COLUMNS, _member_rows(group, described)
-    return OFFSET_COLUMNS, [r.cells() for r in partition_rows(client, group, described)]
+        return Described(state, MEMBER_COLUMNS, _member_rows(group, described))
+    return Described(state, OFFSET_COLUMNS, [r.cells() for r in partition_rows(client, group, described)])
 
 
 def run_describe(args: argparse.Namespace) -> int:
@@ -172,16 +182,14 @@ def run_describe(args: argparse.Namespace) -> int:
         raise ToolError("name a group (or pass --all-groups): `kafkito groups list` shows the groups", 2)
     results = {group: _describe_one(client, group, args) for group in groups}
     if args.json:
-        print_json(
-            {g: [dict(zip(_keys(c), row, strict=True)) for row in rows] for g, (c, rows) in results.items()}
-        )
+        keys = {g: _keys(d.columns) for g, d in results.items()}
+        print_json({g: [dict(zip(keys[g], row, strict=True)) for row in d.rows] for g, d in results.items()})
         return 0
-    for group, (columns, rows) in results.items():
-        state = describe_group(client, group)["group_state"] if not args.state else None
+    for group, d in results.items():
         print()
-        if state in INACTIVE:
+        if d.state in INACTIVE and not args.state:
             print(f"Consumer group '{group}' has no active members.\n")
-        emit(columns, rows, as_json=False)
+        emit(d.columns, d.rows, as_json=False)
     return 0
 
 
