@@ -76,6 +76,8 @@ MESSAGES: dict[int, tuple[str, str]] = {
     66: ("kafka.protocol.admin.transactions", "ListTransactions"),
     68: ("kafkito.protocol.consumer_groups", "ConsumerGroupHeartbeat"),
     69: ("kafkito.protocol.consumer_groups", "ConsumerGroupDescribe"),
+    71: ("kafkito.protocol.telemetry", "GetTelemetrySubscriptions"),
+    72: ("kafkito.protocol.telemetry", "PushTelemetry"),
     74: ("kafka.protocol.admin.configs", "ListConfigResources"),
     75: ("kafka.protocol.admin.topics", "DescribeTopicPartitions"),
 }

@@ -25,12 +25,18 @@ VERSIONS = (0, 4)
 _ADVERTISED_MIN = {0: 0}
 
 
+# Like a Kafka broker with no client telemetry exporter plugin, GetTelemetrySubscriptions (71) and
+# PushTelemetry (72) are answered but not advertised, so clients push no metrics.
+_UNADVERTISED = frozenset({71, 72})
+
+
 def api_keys(kafka4_minimums: bool = False) -> list[dict[str, int]]:
     from kafkito.broker.handlers import supported_versions
 
     return [
         dict(api_key=k, min_version=_ADVERTISED_MIN.get(k, lo), max_version=hi)
         for k, lo, hi in supported_versions(kafka4_minimums)
+        if k not in _UNADVERTISED
     ]
 
 
