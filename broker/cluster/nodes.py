@@ -10,8 +10,10 @@ opens the listener again on the same port.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("kafkito.cluster")
 
+PLACEMENT_FILE = "cluster-placement.json"  # each topic's replicas, kept across restarts
 _INTERNAL_REPLICATION = 3  # offsets.topic.replication.factor's default in Kafka
 
 
@@ -45,10 +48,41 @@ def build_topology(broker: Broker, count: int) -> Topology:
         ),
     }
     ids = [config.node_id + k for k in range(count)]
-    topology = Topology(ids, partitions_of, lambda: config.default_replication_factor, internal)
+    path = config.data_dir / PLACEMENT_FILE
+    topology = Topology(
+        ids,
+        partitions_of,
+        lambda: config.default_replication_factor,
+        internal,
+        placements=_load_placements(path),
+        save=lambda placements: _save_placements(path, placements),
+    )
     logs.registered_brokers = count
     logs.on_topic.append(topology.topic_changed)
     return topology
+
+
+def _load_placements(path: Path) -> dict[str, list[list[int]]]:
+    """The replicas saved by the last run (nothing when the file is missing or unreadable)."""
+    try:
+        loaded = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        log.warning("cluster.placement_unreadable", path=str(path), error=str(exc))
+        return {}
+    if not isinstance(loaded, dict):
+        return {}
+    return {str(t): [[int(n) for n in r] for r in parts] for t, parts in loaded.items()}
+
+
+def _save_placements(path: Path, placements: dict[str, list[list[int]]]) -> None:
+    tmp = path.with_suffix(".tmp")
+    try:
+        tmp.write_text(json.dumps(placements, sort_keys=True))
+        tmp.replace(path)
+    except OSError as exc:  # the placement is a convenience across restarts: never fail a request for it
+        log.warning("cluster.placement_not_saved", path=str(path), error=str(exc))
 
 
 class Nodes:

@@ -6,12 +6,14 @@ a partition's leader is the node that may serve it. A stopped node leaves the IS
 replica of its ISR, or has no leader (-1). A node that starts again rejoins the ISR at once (its
 log is the shared one, so it is caught up) and takes back the leadership of the partitions it is
 the preferred leader of, as Kafka's automatic leader rebalance does after its check interval.
-Placements are kept in memory: a restart places every topic anew (`placement`).
+Each topic's replicas (preferred leader first) are saved through `save` whenever they change, and
+a restart places topics as saved (`cluster-placement.json` in the data dir); ISRs and leaders
+start over with every node live.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import structlog
@@ -52,6 +54,8 @@ class Topology:
         partitions_of: Callable[[str], int | None],
         default_replication: Callable[[], int],
         internal: dict[str, tuple[Callable[[], int], int]],
+        placements: Mapping[str, list[list[int]]] | None = None,
+        save: Callable[[dict[str, list[list[int]]]], None] | None = None,
     ) -> None:
         self.node_ids = sorted(node_ids)
         self.live: set[int] = set(self.node_ids)
@@ -62,6 +66,8 @@ class Topology:
         self._replication: dict[str, int] = {}  # as created (CreateTopics), until deleted
         # (topic, partition) -> leader: the one dict lookup of the leadership check
         self.leaders: dict[tuple[str, int], int] = {}
+        self._saved = dict(placements or {})  # replicas as placed before a restart, used on first sight
+        self._save = save
 
     @property
     def single(self) -> bool:
@@ -116,13 +122,26 @@ class Topology:
         nodes = self.live_nodes() or self.node_ids
         rf = min(self.replication_factor(topic), len(nodes))
         assigned = placement.assign(topic, count, rf, nodes)
+        saved = self._saved.pop(topic, [])
         states = list(known)
         for p in range(len(known), count):
             replicas = assigned[p]
+            if p < len(saved) and saved[p] and set(saved[p]) <= set(self.node_ids):
+                replicas = saved[p]
             states.append(PartitionState(list(replicas), list(replicas), replicas[0]))
             self.leaders[topic, p] = replicas[0]
         self._topics[topic] = states
+        self._changed()
         return states
+
+    def placements(self) -> dict[str, list[list[int]]]:
+        """Every placed topic's replicas, preferred leader first (what a restart places them by)."""
+        out = {t: [list(s.replicas) for s in states] for t, states in self._topics.items()}
+        return {**self._saved, **out}
+
+    def _changed(self) -> None:
+        if self._save is not None:
+            self._save(self.placements())
 
     def created(self, topic: str, replication: int) -> None:
         """CreateTopics made `topic` with this replication factor (-1: the default). An internal topic
@@ -144,8 +163,10 @@ class Topology:
     def forget(self, topic: str) -> None:
         """The topic was deleted: its placement goes with it."""
         self._replication.pop(topic, None)
+        self._saved.pop(topic, None)
         for p in range(len(self._topics.pop(topic, ()))):
             self.leaders.pop((topic, p), None)
+        self._changed()
 
     def check_replication(self, replication: int) -> None:
         """Refuse a replication factor larger than the live nodes, as Kafka's controller does."""
@@ -229,6 +250,7 @@ class Topology:
         if node not in state.isr:
             state.isr.append(node)
         self._set_leader(topic, partition, state, node)
+        self._changed()
         return state
 
     def _require(self, node: int) -> None:
