@@ -202,3 +202,18 @@ def test_a_request_for_partitions_of_several_leaders_is_served_where_led_and_ref
         ("here", 1): ErrorCode.NOT_LEADER_OR_FOLLOWER,
         ("there", 0): ErrorCode.NOT_LEADER_OR_FOLLOWER,
     }
+
+
+def test_a_restart_keeps_the_replicas_and_the_moved_leaders(cluster: KafkitoHandle) -> None:
+    cluster.create_topic("kept", partitions=3, replication_factor=2)
+    cluster.move_leader("kept", 0, 3)
+    cluster.move_leader("kept", 1, 3)
+    cluster.move_coordinator("kept-group", 2)
+    before = cluster.topology(internal=True)["topics"]
+    cluster.stop_node(1)
+    cluster.restart()
+    after = cluster.topology(internal=True)["topics"]
+    assert [p["replicas"] for p in after["kept"]] == [p["replicas"] for p in before["kept"]]
+    assert [cluster.leader("kept", p) for p in range(3)][:2] == [3, 3]
+    assert cluster.coordinator("kept-group") == 2
+    assert [n.live for n in cluster.nodes] == [True, True, True]
