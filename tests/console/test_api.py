@@ -181,3 +181,17 @@ def test_serve_imports_the_console_only_with_http(tmp_path: Path, http: bool) ->
     imports = _imports_of_serve(tmp_path, *extra)
     assert ("kafkito.broker.console" in imports) is http
     assert ("aiohttp" in imports) is http
+
+
+def test_a_busy_http_port_fails_before_the_broker_starts(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        busy = taken.getsockname()[1]
+        cmd = [sys.executable, "-m", "kafkito", "serve", "--port", "0", "--data-dir", str(tmp_path / "d"),
+               "--http", f"127.0.0.1:{busy}"]  # fmt: skip
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and f"--http 127.0.0.1:{busy}" in done.stderr
+    assert "broker.started" not in done.stderr
