@@ -67,7 +67,7 @@ def codec_body(version: int, session_id: int, answer: list[TopicAnswer]) -> byte
 
 @settings(max_examples=100, deadline=None)
 @given(
-    version=st.integers(fetch.VERSIONS[0], fetch.VERSIONS[1]),
+    version=st.integers(fetch.FIRST_V2_FORMAT, fetch.VERSIONS[1]),  # v0-v3: fetch_legacy.py, the codec
     session_id=st.integers(0, 2**31 - 1),
     answer=st.lists(topics, max_size=4),
 )
