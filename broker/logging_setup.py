@@ -9,6 +9,7 @@ import structlog
 from structlog.typing import EventDict, WrappedLogger
 
 from kafkito.broker.log_rate import rate_limit
+from kafkito.broker.logger_levels import LEVELS, NamedPrintLoggerFactory, filter_by_logger
 
 # Whether debug events are rendered; hot paths check it before building a debug event.
 debug_enabled = True
@@ -32,6 +33,7 @@ def configure_logging(level: str = "info", fmt: str = "auto") -> None:
     """Configure structlog once for the process. `fmt` is `console`, `json` or `auto` (console on a TTY)."""
     global debug_enabled
     debug_enabled = _LEVELS[level.lower()] <= logging.DEBUG
+    LEVELS.set_root(_LEVELS[level.lower()])
     if fmt == "auto":
         fmt = "console" if sys.stderr.isatty() else "json"
     renderer: structlog.typing.Processor = (
@@ -39,6 +41,7 @@ def configure_logging(level: str = "info", fmt: str = "auto") -> None:
     )
     structlog.configure(
         processors=[
+            filter_by_logger,  # per-logger levels (BROKER_LOGGER), first: a dropped event costs least
             structlog.contextvars.merge_contextvars,
             rate_limit,  # before any formatting: a dropped event costs nothing more
             api_names,
@@ -48,6 +51,6 @@ def configure_logging(level: str = "info", fmt: str = "auto") -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(_LEVELS[level.lower()]),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=NamedPrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=True,
     )

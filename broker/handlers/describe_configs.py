@@ -1,7 +1,8 @@
 """DescribeConfigs (32): topic configs (effective value and source), the broker's own properties and
 a group's configs (GROUP resource: consumer.session.timeout.ms, consumer.heartbeat.interval.ms).
 
-v0 is_default instead of the config source; v1 synonyms + config source; v2 no change; v3 config type + documentation; v4 flexible.
+v0 is_default instead of the config source; v1 synonyms + config source; v2 no change; v3 config type
++ documentation; v4 flexible.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from kafkito.broker.handlers.config_resources import (
     check_broker_name,
     resource_result,
 )
+from kafkito.broker.logger_levels import LEVELS
 
 API_KEY = 32
 VERSIONS = (0, 4)
@@ -28,6 +30,7 @@ VERSIONS = (0, 4)
 _STATIC_BROKER_CONFIG = 4
 _DYNAMIC_BROKER_CONFIG = 2
 _DYNAMIC_DEFAULT_BROKER_CONFIG = 3
+_DYNAMIC_BROKER_LOGGER_CONFIG = 6
 _DEFAULT_CONFIG = 5
 _GROUP_CONFIG = 8
 _STRING = 2
@@ -102,7 +105,8 @@ def _rows(ctx: RequestContext, resource: DescribeConfigsResource) -> list[dict[s
         check_broker_name(resource.resource_name, ctx.cluster.node_id)
         return _broker_rows(ctx, resource.resource_name)
     if resource.resource_type == BROKER_LOGGER:
-        return []
+        check_broker_name(resource.resource_name, ctx.cluster.node_id)
+        return [_row(n, level, _DYNAMIC_BROKER_LOGGER_CONFIG, _STRING) for n, level in LEVELS.describe()]
     if resource.resource_type == GROUP:
         return [
             _row(name, str(value), _GROUP_CONFIG if overridden else _DEFAULT_CONFIG, _INT)

@@ -1,5 +1,6 @@
-"""IncrementalAlterConfigs (44): SET/DELETE/APPEND/SUBTRACT topic configs; broker properties and
-group configs (GROUP resource) set in memory.
+"""IncrementalAlterConfigs (44): SET/DELETE/APPEND/SUBTRACT topic configs; dynamic broker configs
+(persisted, `broker/broker_configs.py`); log levels by logger name (BROKER_LOGGER, in memory as in
+Kafka); group configs (GROUP resource).
 
 v1 flexible.
 """
@@ -10,11 +11,14 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any, Protocol
 
+import structlog
+
 from kafkito.broker.broker_configs import DynamicConfigError
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator.consumer.group_configs import GroupConfigError
 from kafkito.broker.handlers.config_resources import (
     BROKER,
+    BROKER_LOGGER,
     GROUP,
     TOPIC,
     InvalidResource,
@@ -23,6 +27,9 @@ from kafkito.broker.handlers.config_resources import (
     warn_deprecated,
 )
 from kafkito.broker.log.errors import InvalidConfig
+from kafkito.broker.logger_levels import LEVELS, ROOT, VALID_LEVELS
+
+log = structlog.get_logger("kafkito.config")
 
 API_KEY = 44
 VERSIONS = (0, 1)
@@ -104,6 +111,38 @@ def _alter_broker(
         raise InvalidResource(str(exc)) from exc
 
 
+def _alter_logger(
+    ctx: RequestContext, name: str, configs: Sequence[AlterableConfig], validate_only: bool
+) -> None:
+    """Log levels by logger name (BROKER_LOGGER), checked as Kafka checks them; not persisted."""
+    check_broker_name(name, ctx.cluster.node_id)
+    for c in configs:
+        op = c.config_operation
+        if op in (APPEND, SUBTRACT):
+            kind = "APPEND" if op == APPEND else "SUBTRACT"
+            raise InvalidResource(f"{kind} operation is not allowed for the BROKER_LOGGER resource")
+        if op not in (SET, DELETE):
+            message = f"Unknown operation type {op} is not allowed for the BROKER_LOGGER resource"
+            raise InvalidResource(message)
+        if not LEVELS.exists(c.name):
+            raise InvalidConfig(f"Logger {c.name} does not exist!")
+        if op == SET and c.value not in VALID_LEVELS:
+            raise InvalidConfig(
+                f"Cannot set the log level of {c.name} to {c.value} as it is not a supported log level. "
+                f"Valid log levels are {', '.join(VALID_LEVELS)}"
+            )
+        if op == DELETE and c.name == ROOT:
+            raise InvalidResource(f"Removing the log level of the {ROOT} logger is not allowed")
+    if validate_only:
+        return
+    for c in configs:
+        if c.config_operation == SET:
+            LEVELS.set(c.name, c.value or "")
+        else:
+            LEVELS.delete(c.name)
+    log.info("logger.levels_altered", levels={c.name: c.value for c in configs})
+
+
 def _alter_group(
     ctx: RequestContext, name: str, configs: Sequence[AlterableConfig], validate_only: bool
 ) -> None:
@@ -123,6 +162,8 @@ def _alter(ctx: RequestContext, resource: AlterConfigsResource, validate_only: b
         _alter_topic(ctx, resource.resource_name, resource.configs, validate_only)
     elif resource.resource_type == BROKER:
         _alter_broker(ctx, resource.resource_name, resource.configs, validate_only)
+    elif resource.resource_type == BROKER_LOGGER:
+        _alter_logger(ctx, resource.resource_name, resource.configs, validate_only)
     elif resource.resource_type == GROUP:
         _alter_group(ctx, resource.resource_name, resource.configs, validate_only)
     else:
