@@ -50,3 +50,14 @@ def test_internal_topics_listed_once_they_exist(broker: ThreadBroker) -> None:
         internal = {t.name: t.is_internal for t in everything.topics}
         assert internal.get("__consumer_offsets") is True
         assert "__transaction_state" not in internal  # no transactional producer yet
+
+
+def test_transaction_state_is_listed_once_a_transactional_producer_starts(broker: ThreadBroker) -> None:
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "transactional.id": "tail-txn"})
+    producer.init_transactions(30)
+    with WireClient(broker.bootstrap) as client:
+        everything = client.request(METADATA, 12, topics=None, allow_auto_topic_creation=False)
+    internal = {t.name: t.is_internal for t in everything.topics}
+    assert internal.get("__transaction_state") is True
