@@ -144,8 +144,11 @@ def group(data: dict[str, Any], events: list[dict[str, Any]], write: bool) -> st
             e(m["client_host"]),
             e(
                 ", ".join(
-                    f"{a['topic']}[{','.join(map(str, a['partitions']))}]" for a in m.get("assignment", [])
+                    f"{a['topic']}[{','.join(map(str, a['partitions']))}]"
+                    for a in m.get("assignment", [])
+                    if a["partitions"]
                 )
+                or "(none)"
             ),
         )
         for m in data["members"]

@@ -115,9 +115,14 @@ def test_the_timeline_gains_a_generation_when_a_member_joins_and_when_it_leaves(
         assert svg.find_elements(By.CSS_SELECTOR, ".mark-sync")
         reasons = browser.find_element(By.ID, "generations").text
         assert "adding new member" in reasons
+        for consumer in (first, second):
+            if consumer.consumed:  # the member assigned the partition read it: commit part of it
+                consumer.commit_up_to(12)
+        wait_until(lambda: console.get("/api/groups/dashboard")["lag"] == 8, what="a commit at 12 of 20")
         IMAGES.mkdir(parents=True, exist_ok=True)
         browser.get(console.url + "/console/groups/dashboard")
-        wait_for(browser, lambda d: text_of(d, "group-state") == "Stable")
+        wait_for(browser, lambda d: text_of(d, "group-state") == "Stable" and text_of(d, "group-lag") == "8")
+        wait_for(browser, lambda d: "on" in d.find_element(By.ID, "live").get_attribute("class"))
         browser.save_screenshot(str(IMAGES / "console-group.png"))
         browser.get(console.url + "/console/groups/dashboard/timeline")
         second.close()
