@@ -195,3 +195,37 @@ def test_a_busy_http_port_fails_before_the_broker_starts(tmp_path: Path) -> None
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and f"--http 127.0.0.1:{busy}" in done.stderr
     assert "broker.started" not in done.stderr
+
+
+def test_a_consumer_protocol_group_with_its_assignment_lag_and_epochs(console: ConsoleBroker) -> None:
+    from confluent_kafka import Consumer
+
+    produce(console.bootstrap, "kip848-a", [(None, b"v%d" % i, []) for i in range(6)])
+    config = {
+        "bootstrap.servers": console.bootstrap, "group.id": "kip848-group", "group.protocol": "consumer",
+        "client.id": "kip848-app", "enable.auto.commit": False, "auto.offset.reset": "earliest",
+    }  # fmt: skip
+    consumer = Consumer(config)
+    consumer.subscribe(["kip848-a"])
+    read: list[int | None] = []
+    try:
+        deadline = time.monotonic() + 60
+        while len(read) < 6 and time.monotonic() < deadline:
+            read += [m.offset() for m in consumer.consume(num_messages=10, timeout=0.2) if m.error() is None]
+        assert len(read) == 6
+        consumer.commit(asynchronous=False)  # everything read: offset 6
+        group = console.get("/api/groups/kip848-group")
+        assert group["protocol_kind"] == "consumer" and group["state"] == "Stable"
+        (member,) = group["members"]
+        assert member["client_id"] == "kip848-app" and member["member_epoch"] >= 1
+        assert member["assignment"] == [{"topic": "kip848-a", "partitions": [0]}]
+        assert group["offsets"][0]["committed_offset"] == 6 and group["lag"] == 0
+        produce(console.bootstrap, "kip848-a", [(None, b"more", [])])
+        assert console.get("/api/groups/kip848-group")["lag"] == 1
+        listed = {g["group_id"]: g for g in console.get("/api/groups")["groups"]}
+        assert listed["kip848-group"]["protocol"] == "consumer"
+        timeline = console.get("/api/groups/kip848-group/timeline")
+        assert {m["kind"] for m in timeline["marks"]} >= {"join"}
+        assert timeline["generations"]
+    finally:
+        consumer.close()
