@@ -23,6 +23,7 @@ SCENARIOS: list[tuple[str, str]] = [
     ("cross-client-group", "cross-client group (range), default initial rebalance delay"),
     ("transactions", "transactions: commit, abort, offsets sent to a transaction"),
     ("consumer-protocol", "KIP-848 consumer protocol: group of 3 on 6 partitions, one leaves, one joins"),
+    ("old-protocol", "old protocol: produce and consume as a pre-0.11 client (message formats v0/v1)"),
 ]
 CHECKS = """\
 What each scenario checks (every client runs each scenario at the same time as the others, on its
@@ -67,6 +68,11 @@ except where said; what the broker stored and committed is read back with raw pr
   three members on 6 partitions, one leaves, one joins, each record consumed exactly once, the
   committed offsets at the log end, and the admin client lists and describes the group as type
   `consumer`.
+- **old protocol**: the client pinned to an old broker's versions without ApiVersions (kafka-python
+  `api_version=(0, 10, 0)`: Produce v2, Fetch v3, message format v1; librdkafka
+  `broker.version.fallback=0.9.0`: Produce v1, Fetch v1, ListOffsets v0, format v0) produces 30
+  records over 3 partitions and reads them back byte for byte; a raw Fetch v4 finds them stored as
+  v2 batches, keys and values byte-identical, without headers.
 """
 SCENARIO_IDS = [s for s, _ in SCENARIOS]
 

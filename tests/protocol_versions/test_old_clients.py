@@ -8,7 +8,7 @@ import uuid
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, Producer
+from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, Consumer, Producer
 
 from tests.support.brokers import ThreadBroker
 
@@ -142,6 +142,7 @@ def test_librdkafka_without_api_versions_round_trips(broker: ThreadBroker) -> No
             if message is None:
                 continue
             assert message.error() is None, message.error()
+            assert message.timestamp()[0] == TIMESTAMP_NOT_AVAILABLE  # message format v0 was read
             got.append((message.key(), message.value()))
             if len(got) == len(RECORDS):
                 break

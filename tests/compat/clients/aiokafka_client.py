@@ -127,6 +127,8 @@ class AIOKafkaDriver(Driver):
     not_applicable = {
         "consumer-protocol": "not supported by the client: aiokafka 0.14 has only the classic group "
         "protocol (JoinGroup/SyncGroup, client-side assignors)",
+        "old-protocol": "not supported by the client: aiokafka 0.14 always negotiates versions with "
+        "ApiVersions (its api_version parameter is a no-op since 0.13)",
     }
 
     @property

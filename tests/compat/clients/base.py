@@ -304,3 +304,8 @@ class Driver(ABC):
         """With one transactional producer, run a transaction per step: send its records, send its
         offsets to the transaction, commit or abort; return once the last one has ended."""
         raise NotImplementedError
+
+    def old_protocol(self, bootstrap: str, topic: str, recs: Sequence[Rec]) -> list[Got]:
+        """With the client pinned to a Kafka 0.10 broker's protocol versions (message format v1),
+        produce `recs` to their partitions and read every partition of `topic` back from the start."""
+        raise NotImplementedError

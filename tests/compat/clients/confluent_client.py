@@ -16,7 +16,7 @@ from tests.compat.clients.base import (
     TopicView,
     TxnStep,
 )
-from tests.compat.records import Rec
+from tests.compat.records import Got, Rec
 from tests.support.produce import send_confluent
 from tests.support.records import got_from_message
 
@@ -257,3 +257,30 @@ class ConfluentDriver(Driver):
                 producer.commit_transaction(TIMEOUT_S)
             else:
                 producer.abort_transaction(TIMEOUT_S)
+
+    def old_protocol(self, bootstrap: str, topic: str, recs: Sequence[Rec]) -> list[Got]:
+        from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+
+        # No ApiVersions request: librdkafka uses a 0.9 broker's versions (Produce v1, Fetch v1, format v0);
+        # a fallback of 0.10 or above would send ApiVersions anyway.
+        old = {"api.version.request": False, "broker.version.fallback": "0.9.0"}
+        producer = Producer(_conf(bootstrap, **old, **{"linger.ms": 20}))
+        for r in recs:
+            producer.produce(topic, key=r.key, value=r.value, partition=r.partition)
+        assert producer.flush(TIMEOUT_S) == 0, "records left unsent"
+        consumer = Consumer(
+            _conf(bootstrap, **old, **{"group.id": f"old-{topic}", "enable.auto.commit": False})
+        )
+        got: list[Got] = []
+        try:
+            partitions = sorted({r.partition for r in recs})
+            consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in partitions])
+            for _ in range(120):  # a bound for a hung client, never a performance threshold
+                if len(got) >= len(recs):
+                    break
+                for m in consumer.consume(num_messages=100, timeout=0.5):
+                    assert m.error() is None, str(m.error())
+                    got.append(got_from_message(m))
+        finally:
+            consumer.close()
+        return got

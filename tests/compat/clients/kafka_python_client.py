@@ -17,7 +17,7 @@ from tests.compat.clients.base import (
     TopicView,
     TxnStep,
 )
-from tests.compat.records import Rec
+from tests.compat.records import Got, Rec
 from tests.support.produce import send_kafka_python
 from tests.support.records import got_from_record
 from tests.transactions_e2e.bounded import bounded
@@ -252,6 +252,33 @@ class KafkaPythonDriver(Driver):
             producer.commit_transaction()
         else:
             producer.abort_transaction()
+
+    def old_protocol(self, bootstrap: str, topic: str, recs: Sequence[Rec]) -> list[Got]:
+        from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+
+        old = {"api_version": (0, 10, 0), **COMMON}  # no ApiVersions: Produce v2, Fetch v2-3
+        producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, **old)
+        try:
+            futures = [producer.send(topic, key=r.key, value=r.value, partition=r.partition) for r in recs]
+            producer.flush(timeout=30)
+            for f in futures:
+                f.get(timeout=30)
+        finally:
+            producer.close()
+        partitions = sorted({r.partition for r in recs})
+        consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, **old)
+        got: list[Got] = []
+        try:
+            consumer.assign([TopicPartition(topic, p) for p in partitions])
+            consumer.seek_to_beginning()
+            for _ in range(120):  # a bound for a hung client, never a performance threshold
+                if len(got) >= len(recs):
+                    break
+                for msgs in consumer.poll(timeout_ms=500).values():
+                    got += [got_from_record(m) for m in msgs]
+        finally:
+            consumer.close()
+        return got
 
 
 def _group_view(group: str, listed: Any, described: Any) -> GroupView:

@@ -80,6 +80,8 @@ class KafkaJSDriver(Driver):
     not_applicable = {
         "consumer-protocol": "not supported by the client: KafkaJS has only the classic group protocol "
         "(JoinGroup/SyncGroup, client-side assignors)",
+        "old-protocol": "not supported by the client: KafkaJS always negotiates versions with ApiVersions "
+        "and writes message format v2 only",
         "produce-lz4": "KafkaJS ships gzip only; snappy comes from kafkajs-snappy, but the LZ4 codecs are "
         "third-party native add-ons",
         "produce-zstd": "KafkaJS ships gzip only; the ZSTD codec (@kafkajs/zstd) is a native add-on",

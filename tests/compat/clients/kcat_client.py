@@ -50,7 +50,7 @@ def _got(line: bytes) -> Got:
     m = json.loads(line)
     flat = m.get("headers") or []
     headers = tuple((flat[i], flat[i + 1].encode()) for i in range(0, len(flat), 2))
-    return Got(m["partition"], m["offset"], _bytes(m["key"]), _bytes(m["payload"]), headers, m["ts"])
+    return Got(m["partition"], m["offset"], _bytes(m["key"]), _bytes(m["payload"]), headers, m.get("ts", -1))
 
 
 class _KcatConsumer(ProcessConsumer):
@@ -163,6 +163,23 @@ class KcatDriver(Driver):
         self, bootstrap: str, group: str, topic: str, offsets: dict[int, int]
     ) -> dict[int, int]:
         raise AssertionError("not applicable")
+
+    def old_protocol(self, bootstrap: str, topic: str, recs: Sequence[Rec]) -> list[Got]:
+        old = _x(api_version_request="false", broker_version_fallback="0.9.0")
+        for partition, group in groupby(sorted(recs, key=lambda r: r.partition), key=lambda r: r.partition):
+            lines = b"".join(
+                ((r.key + b"\t") if r.key is not None else b"") + (r.value or b"") + b"\n" for r in group
+            )
+            self._run(
+                ["-b", bootstrap, "-P", "-t", topic, "-p", str(partition), "-K", "\t", *old], stdin=lines
+            )
+        done = subprocess.run(
+            [kcat(), "-b", bootstrap, "-C", "-t", topic, "-o", "beginning", "-e", "-J", "-u", *old],
+            capture_output=True,
+            timeout=120,  # a bound for a hung client, never a performance threshold
+            check=True,
+        )
+        return [_got(line) for line in done.stdout.splitlines() if line.strip()]
 
     def describe_group(self, bootstrap: str, group: str) -> GroupView:
         raise AssertionError("not applicable")
