@@ -6,6 +6,8 @@ from kafkito.broker.log.batch import BatchHeader
 from kafkito.broker.log.config import LogConfig
 from kafkito.broker.log.errors import InvalidRecord, InvalidTimestamp
 
+NO_TIMESTAMP = -1  # records of message format v0 have none; Kafka does not judge them
+
 
 def check_timestamps(headers: list[BatchHeader], now_ms: int, config: LogConfig) -> None:
     """message.timestamp.{before,after}.max.ms for CreateTime topics, judged from batch headers."""
@@ -15,7 +17,10 @@ def check_timestamps(headers: list[BatchHeader], now_ms: int, config: LogConfig)
                 f"timestamp {header.max_timestamp} is more than message.timestamp.after.max.ms "
                 f"{config.message_timestamp_after_max_ms} ahead of the broker time {now_ms}"
             )
-        if now_ms - header.base_timestamp > config.message_timestamp_before_max_ms:
+        if (
+            header.base_timestamp != NO_TIMESTAMP
+            and now_ms - header.base_timestamp > config.message_timestamp_before_max_ms
+        ):
             raise InvalidTimestamp(
                 f"timestamp {header.base_timestamp} is more than message.timestamp.before.max.ms "
                 f"{config.message_timestamp_before_max_ms} behind the broker time {now_ms}"

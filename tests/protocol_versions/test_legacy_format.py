@@ -201,3 +201,11 @@ def test_offset_commit_v0_and_offset_fetch_v0_are_unsupported_as_in_kraft_kafka_
         v0_fetch = client.request(9, 0, group_id="g", topics=[dict(name="oc", partition_indexes=[0])])
         got = v0_fetch.topics[0].partitions[0]
         assert (got.committed_offset, got.error_code) == (-1, ErrorCode.UNSUPPORTED_VERSION)
+
+
+def test_message_format_v0_records_have_no_timestamp_to_judge(broker: ThreadBroker) -> None:
+    create_topic(broker.bootstrap, "strict", message_timestamp_before_max_ms="60000")
+    with WireClient(broker.bootstrap) as client:
+        assert produce(client, 0, "strict", message_set(0)).error_code == ErrorCode.NONE  # no timestamp
+        old = produce(client, 2, "strict", message_set(1, timestamp=1_000))
+        assert old.error_code == ErrorCode.INVALID_TIMESTAMP  # magic 1: a real timestamp, 1970
