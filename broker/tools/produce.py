@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TextIO
 
 from kafkito.broker.tools.connect import kafka_errors, producer
 from kafkito.broker.tools.output import ToolError
 
+METADATA_WAIT_MS = 10_000  # max.block.ms: a topic that does not appear in this time does not exist
 HEADERS_DELIMITER = "\t"
 HEADERS_SEPARATOR = ","
 HEADER_KEY_SEPARATOR = ":"
@@ -63,12 +65,28 @@ def read_lines(source: TextIO, args: argparse.Namespace) -> Iterable[Line]:
             yield parse_line(text, lineno, args)
 
 
+@contextmanager
+def _no_topic_hint(topic: str) -> Iterator[None]:
+    """The client waits for the topic's metadata until max.block.ms: say why it never came."""
+    from kafka.errors import KafkaTimeoutError
+
+    try:
+        yield
+    except KafkaTimeoutError as exc:
+        if "metadata" not in str(exc):
+            raise
+        raise ToolError(
+            f"topic {topic} is not available after {METADATA_WAIT_MS // 1000} s (the broker does not create "
+            f"it on use?): create it with `kafkito topics create {topic}`"
+        ) from None
+
+
 def run(args: argparse.Namespace, source: TextIO | None = None) -> int:
-    options = {"acks": args.acks if args.acks == "all" else int(args.acks), "linger_ms": 5}
-    client = producer(args.bootstrap_server, **options)
+    acks = args.acks if args.acks == "all" else int(args.acks)
+    client = producer(args.bootstrap_server, acks=acks, linger_ms=5, max_block_ms=METADATA_WAIT_MS)
     sent = 0
     try:
-        with kafka_errors():
+        with kafka_errors(), _no_topic_hint(args.topic):
             futures = [
                 client.send(
                     args.topic, value=line.value, key=line.key, headers=line.headers, partition=args.partition
