@@ -260,6 +260,7 @@ def _run_tool(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     parser = _parser(words[0] if words else None)
+    KafkitoParser.command_line = words
     args, extras = parser.parse_known_args(words)
     if extras:
         args.cli_parser.error(f"unrecognized arguments: {' '.join(extras)}")

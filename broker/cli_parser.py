@@ -16,6 +16,9 @@ from typing import Any, NoReturn
 class KafkitoParser(argparse.ArgumentParser):
     """argparse with suggestions for unknown flags and commands, and verb lists for missing ones."""
 
+    # The words being parsed (main sets them): a mistyped flag may surface as a missing required one.
+    command_line: list[str] = []
+
     def error(self, message: str) -> NoReturn:
         message = _readable(message) + self._suggestion(message)
         self.print_usage(sys.stderr)
@@ -24,8 +27,10 @@ class KafkitoParser(argparse.ArgumentParser):
     def _suggestion(self, message: str) -> str:
         import difflib  # only for a mistyped command line: its imports cost every start a few ms
 
-        words = _unknown_words(message)
         known = [s for a in self._actions for s in a.option_strings] + _choices(self)
+        words = _unknown_words(message) or [
+            w for w in self.command_line if w.startswith("--") and w.split("=")[0] not in known
+        ]
         for word in words:
             close = difflib.get_close_matches(word.split("=")[0], known, n=1, cutoff=0.6)
             if close:
