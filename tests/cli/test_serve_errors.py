@@ -161,7 +161,8 @@ def test_usage_helps_with_a_mistyped_flag_or_command(tmp_path: Path) -> None:
         "usage: kafkito consume "
     )
     required = kafkito("groups", "reset-offsets", "g", "--to-earlist", "--all-topics")
-    assert required.returncode == 2 and required.stderr.splitlines()[-2].endswith("; did you mean --to-earliest?")
+    assert required.returncode == 2
+    assert required.stderr.splitlines()[-2].endswith("; did you mean --to-earliest?")
     command = kafkito("topic", "list")
     assert command.returncode == 2 and "did you mean topics?" in command.stderr
     missing = kafkito("offsets")
