@@ -43,6 +43,13 @@ class Config:
     port: int = prop(9092, "port the listener binds (from `listeners`; 0 picks a free one)")
     advertised_host: str | None = prop(None, "host clients are told to connect to (`advertised.listeners`)")
     advertised_port: int | None = prop(None, "port clients are told to connect to (`advertised.listeners`)")
+    listeners: str | None = prop(None, "NAME://host:port,... (unset: one PLAINTEXT on host:port)")
+    advertised_listeners: str | None = prop(None, "NAME://host:port,... what clients are told, per listener")
+    listener_security_protocol_map: str = prop(
+        "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL",
+        "listener name -> security protocol",
+    )
+    inter_broker_listener_name: str | None = prop(None, "accepted; one process has no inter-broker traffic")
     node_id: int = prop(1, "this broker's id (`node.id`, `broker.id`)")
     cluster_id: str | None = prop(None, "the cluster id; kept in meta.properties, generated when absent")
     # storage
@@ -72,6 +79,23 @@ class Config:
     max_connections_per_ip: int = prop(2147483647, "open connections from one address; more are closed")
     max_request_partition_size_limit: int = prop(2000, "most partitions a DescribeTopicPartitions page holds")
     queued_max_request_bytes: int = prop(-1, "request bytes held before reading pauses; -1: no limit")
+    # security (per listener: `listener.name.<name>.<property>` overrides any of these)
+    sasl_enabled_mechanisms: str = prop("GSSAPI", "PLAIN, SCRAM-SHA-256/512, OAUTHBEARER")
+    sasl_mechanism_inter_broker_protocol: str = prop("GSSAPI", "accepted; no inter-broker traffic")
+    connections_max_reauth_ms: int = prop(0, "SASL session lifetime (KIP-368); 0: none")
+    ssl_keystore_type: str = prop("JKS", "PEM is the one kafkito reads")
+    ssl_keystore_location: str | None = prop(None, "PEM file: the certificate chain and the private key")
+    ssl_keystore_password: str | None = prop(None, "accepted (PEM keystores have none)")
+    ssl_key_password: str | None = prop(None, "password of the encrypted private key")
+    ssl_keystore_certificate_chain: str | None = prop(None, "PEM certificate chain, inline")
+    ssl_keystore_key: str | None = prop(None, "PEM private key, inline")
+    ssl_truststore_type: str = prop("JKS", "PEM is the one kafkito reads")
+    ssl_truststore_location: str | None = prop(None, "PEM file of trusted CA certificates")
+    ssl_truststore_password: str | None = prop(None, "accepted (PEM truststores have none)")
+    ssl_truststore_certificates: str | None = prop(None, "PEM trusted CA certificates, inline")
+    ssl_client_auth: str = prop("none", "client certificates: none, requested or required")
+    ssl_principal_mapping_rules: str = prop("DEFAULT", "certificate subject -> principal name rules")
+    ssl_enabled_protocols: str = prop("TLSv1.2,TLSv1.3", "TLS versions accepted")
     # protocol
     kafkito_api_versions_kafka4_minimums: bool = prop(
         False, "kafkito: advertise and accept Kafka 4's lowest API versions (KIP-896) instead of Kafka 3.9's"
@@ -132,11 +156,11 @@ class Config:
         value = value.strip()
         self.explicit.add(name)
         if name in ("listeners", "advertised.listeners"):
-            host, port = _parse_listener(value)
+            host, port = _parse_listener(value)  # the first listener's (--host/--port still apply)
             if name == "listeners":
-                self.host, self.port = host, port
+                self.host, self.port, self.listeners = host, port, value
             else:
-                self.advertised_host, self.advertised_port = host, port
+                self.advertised_host, self.advertised_port, self.advertised_listeners = host, port, value
             return
         attr = _ALIASES.get(name, name.replace(".", "_").replace("-", "_"))
         if attr in ("extra", "explicit") or attr not in _FIELD_TYPES:

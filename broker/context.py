@@ -36,6 +36,10 @@ class RequestContext:
     groups: ClassVar[GroupCoordinator]
     transactions: ClassVar[TransactionCoordinator]
     security: ClassVar[SecurityStore]
+    # The connection's: the listener it came in on (None: the first) and its authenticated principal
+    # (Kafka's `User:ANONYMOUS` on PLAINTEXT), for the authorizer. Set by `for_listener`/`for_principal`.
+    listener: ClassVar[str | None] = None
+    principal: ClassVar[str] = "User:ANONYMOUS"
 
     @staticmethod
     def bind(services: Services) -> type[RequestContext]:
@@ -45,6 +49,16 @@ class RequestContext:
             type[RequestContext],
             type("BoundRequestContext", (RequestContext,), {"__slots__": (), **attributes}),
         )
+
+    @classmethod
+    def for_listener(cls, listener: str) -> type[RequestContext]:
+        """This context class, for the connections of one listener (once per listener at start)."""
+        return type(f"{cls.__name__}_{listener}", (cls,), {"__slots__": (), "listener": listener})
+
+    @classmethod
+    def for_principal(cls, principal: str) -> type[RequestContext]:
+        """This context class, for one authenticated connection (once, when it authenticates)."""
+        return type("AuthenticatedRequestContext", (cls,), {"__slots__": (), "principal": principal})
 
     @property
     def version(self) -> int:

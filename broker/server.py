@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, cast
 
 import structlog
@@ -16,10 +17,13 @@ from kafkito.protocol.codec import client_id_of
 
 if TYPE_CHECKING:
     from kafkito.broker.app import Broker
+    from kafkito.broker.auth.gate import SaslGate
+    from kafkito.broker.auth.listener_security import ListenerSecurity
     from kafkito.broker.context import RequestContext
 
 log = structlog.get_logger("kafkito.server")
 
+_Dispatch = Callable[["Broker", bytes, str, "type[RequestContext]"], "Reply | Awaitable[Reply]"]
 # Stop reading from a client that has this many requests queued behind a slow one.
 _MAX_QUEUED = 512
 # Replies gathered into one transport write, up to about this many bytes.
@@ -34,10 +38,17 @@ class KafkaConnection(asyncio.BufferedProtocol):
     """
 
     def __init__(
-        self, broker: Broker, context_type: type[RequestContext] | None = None, node_id: int | None = None
+        self,
+        broker: Broker,
+        context_type: type[RequestContext] | None = None,
+        node_id: int | None = None,
+        security: ListenerSecurity | None = None,
     ) -> None:
         self._broker = broker
         self._context_type = context_type or broker.context_type  # the node's, in a multi-node cluster
+        self._security = security  # the listener's TLS/SASL settings; None on PLAINTEXT
+        self._gate: SaslGate | None = None  # on a SASL listener: consulted for every frame
+        self._dispatch: _Dispatch = dispatch  # or `_through_gate`, on a SASL listener
         self.node_id = broker.config.node_id if node_id is None else node_id
         connections = broker.connections
         self._pool = connections.pool
@@ -72,6 +83,29 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._admitted = True
         if logging_setup.debug_enabled:
             self._log.debug("client.connected")
+        if self._security is not None:
+            self._authenticate_transport(transport)
+
+    def _authenticate_transport(self, transport: asyncio.BaseTransport) -> None:
+        """TLS: the client certificate's principal; SASL: the gate its requests pass until authenticated."""
+        security = self._security
+        assert security is not None
+        try:
+            principal = security.certificate_principal(transport.get_extra_info("peercert"))
+        except ValueError as exc:
+            self.abort(str(exc))
+            return
+        if security.listener.protocol.sasl:
+            from kafkito.broker.auth.gate import SaslGate
+
+            self._gate = SaslGate(security, self._authenticated, self.peer_ip)
+            self._dispatch = self._through_gate
+        elif principal is not None:
+            self._authenticated(principal)
+
+    def _authenticated(self, principal: str) -> None:
+        self._context_type = self._context_type.for_principal(principal)
+        self._log = self._log.bind(principal=principal)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if logging_setup.debug_enabled and self._admitted:
@@ -181,10 +215,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 frame = queue.popleft()
                 taken += len(frame)
                 try:
-                    reply = dispatch(broker, frame, peer, context)
+                    reply = self._dispatch(broker, frame, peer, context)
                 except CloseConnection as exc:
-                    self._write(out)
-                    self.abort(str(exc))
+                    self._close_after(out, exc)
                     return
                 except Exception:
                     self._write(out)
@@ -212,6 +245,27 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if self._queue_full and len(queue) < _MAX_QUEUED // 2:
             self._queue_full = False
             self._update_reading()
+
+    def _close_after(self, replies: list[bytes], exc: CloseConnection) -> None:
+        """Send what was answered (and the reply that ends the connection, if any), then close."""
+        last: bytes | None = getattr(exc, "reply", None)
+        if last is None:
+            self._write(replies)
+            self.abort(str(exc))
+            return
+        self._write([*replies, last])
+        self._log.info("connection.closed", reason=str(exc))
+        self.close()
+
+    def _through_gate(
+        self, broker: Broker, frame: bytes, peer: str, context: type[RequestContext]
+    ) -> Reply | Awaitable[Reply]:
+        """`dispatch` on a SASL listener: the SASL exchange first, then requests as the principal."""
+        assert self._gate is not None
+        reply = self._gate.frame(frame)
+        if reply is None:
+            return dispatch(broker, frame, peer, self._context_type)
+        return reply
 
     def _write(self, replies: list[bytes]) -> None:
         if not replies or self._closed or self._transport is None:

@@ -19,6 +19,7 @@ from kafkito.broker.config import Config
 from kafkito.broker.coordinator import GroupCoordinator
 from kafkito.broker.coordinator.consumer.topics import TopicInfo as GroupTopic
 from kafkito.broker.fetch_wait import DelayedFetch
+from kafkito.broker.listeners import Listener, listeners_of
 from kafkito.broker.log.config import ConfigEntry
 from kafkito.broker.log.manager import LogManager, TopicInfo
 from kafkito.broker.log.partition_log import PartitionLog
@@ -44,7 +45,8 @@ class Cluster:
     their own; node ids follow `node.id` (node.id, node.id + 1, ...).
     """
 
-    __slots__ = ("_bound_port", "_config", "_index", "cluster_id", "node_id", "peers", "topology")
+    __slots__ = ("_bound_port", "_config", "_index", "_listeners", "cluster_id", "listener_port", "node_id",
+                 "peers", "topology")  # fmt: skip
 
     def __init__(
         self,
@@ -65,6 +67,9 @@ class Cluster:
             [self.node_id], lambda topic: None, lambda: 1, {}
         )
         self.peers: dict[int, Cluster] = {self.node_id: self}
+        # The bound port of each further listener (the first's is `bound_port`), set by the nodes.
+        self.listener_port: Callable[[str], int | None] = lambda name: None
+        self._listeners: tuple[tuple[object, ...], list[Listener]] | None = None
 
     @property
     def controller_id(self) -> int:
@@ -75,6 +80,8 @@ class Cluster:
     def advertised(self) -> tuple[str, int]:
         """(host, port) clients are told to connect to; read from the config each time (it may change)."""
         config = self._config
+        if config.listeners:
+            return self.advertised_on(None)
         host = config.advertised_host or config.host
         if host in ("0.0.0.0", "", "::"):
             host = "127.0.0.1"
@@ -83,9 +90,37 @@ class Cluster:
         port = self._bound_port() or (config.port + self._index if config.port else config.port)
         return host, port
 
-    def endpoint(self, node_id: int) -> tuple[str, int]:
-        """Where clients reach `node_id` (this node's or a peer's advertised endpoint)."""
-        return self.peers[node_id].advertised
+    @property
+    def listeners(self) -> list[Listener]:
+        """The broker's listeners (`listeners`, parsed again only when the properties change)."""
+        c = self._config
+        key = (c.listeners, c.advertised_listeners, c.listener_security_protocol_map, c.host, c.port,
+               c.advertised_host, c.advertised_port)  # fmt: skip
+        if self._listeners is None or self._listeners[0] != key:
+            self._listeners = (key, listeners_of(c))
+        return self._listeners[1]
+
+    def advertised_on(self, listener: str | None) -> tuple[str, int]:
+        """Where clients of one listener (None: the first) reach this node, as `advertised.listeners` says."""
+        listeners = self.listeners
+        if listener is None or len(listeners) == 1:
+            if not self._config.listeners:
+                return self.advertised
+            chosen, first = listeners[0], True
+        else:
+            chosen = next((entry for entry in listeners if entry.name == listener), listeners[0])
+            first = chosen is listeners[0]
+        host = chosen.advertised_host or chosen.host
+        if host in ("0.0.0.0", "", "::"):
+            host = "127.0.0.1"
+        if chosen.advertised_port:
+            return host, chosen.advertised_port + self._index
+        bound = self._bound_port() if first else self.listener_port(chosen.name)
+        return host, bound or (chosen.port + self._index if chosen.port else chosen.port)
+
+    def endpoint(self, node_id: int, listener: str | None = None) -> tuple[str, int]:
+        """Where clients of `listener` (None: the first) reach `node_id` (this node or a peer)."""
+        return self.peers[node_id].advertised_on(listener)
 
     def live_nodes(self) -> list[int]:
         """The ids of the nodes serving now, lowest first."""

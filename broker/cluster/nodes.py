@@ -20,15 +20,37 @@ import structlog
 
 from kafkito.broker.cluster.topology import OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, Topology
 from kafkito.broker.context import RequestContext
+from kafkito.broker.listeners import Listener, SecurityProtocol, listeners_of
 from kafkito.broker.services import Cluster, Services
 
 if TYPE_CHECKING:
     from kafkito.broker.app import Broker
+    from kafkito.broker.auth.listener_security import ListenerSecurity
 
 log = structlog.get_logger("kafkito.cluster")
 
 PLACEMENT_FILE = "cluster-placement.json"  # each topic's replicas, kept across restarts
 _INTERNAL_REPLICATION = 3  # offsets.topic.replication.factor's default in Kafka
+
+
+def _warn_if_open(broker: Broker, listener: Listener) -> None:
+    from kafkito.broker.listeners import authenticates, open_to_network
+
+    if not authenticates(listener, broker.config) and open_to_network(listener):
+        log.warning(
+            "listener.unauthenticated", listener=listener.name, host=listener.host,
+            hint="bound beyond loopback with no authentication: anyone who can reach it can use it",
+        )  # fmt: skip
+
+
+def _listener_security(broker: Broker, listener: Listener) -> ListenerSecurity | None:
+    """What a listener needs to authenticate (None for PLAINTEXT); warns when it is open unauthenticated."""
+    _warn_if_open(broker, listener)
+    if listener.protocol is SecurityProtocol.PLAINTEXT:
+        return None
+    from kafkito.broker.auth.listener_security import ListenerSecurity
+
+    return ListenerSecurity(listener, broker.config, broker.security)
 
 
 def build_topology(broker: Broker, count: int) -> Topology:
@@ -94,8 +116,14 @@ class Nodes:
         self._ports = ports  # fixed ports (a restart keeps them), else from `port`
         self.clusters: dict[int, Cluster] = {}
         self.contexts: dict[int, type[RequestContext]] = {}
-        self.servers: dict[int, asyncio.base_events.Server] = {}
+        self.servers: dict[int, asyncio.base_events.Server] = {}  # the first listener's
         self.bound: dict[int, int] = {}  # node id -> bound port, kept while the node is stopped
+        # Further listeners (`listeners` naming several): their servers, bound ports and contexts.
+        self.listeners: list[Listener] = []
+        self.security: list[ListenerSecurity | None] = []  # per listener; None for PLAINTEXT
+        self.more_servers: dict[int, list[asyncio.base_events.Server]] = {}
+        self.listener_bound: dict[tuple[int, str], int] = {}
+        self.listener_contexts: dict[tuple[int, str], type[RequestContext]] = {}
 
     @property
     def ids(self) -> list[int]:
@@ -118,7 +146,25 @@ class Nodes:
             self.clusters[cluster.node_id] = cluster
             node_services = services if k == 0 else replace(services, cluster=cluster)
             self.contexts[cluster.node_id] = RequestContext.bind(node_services)
+            self._bind_listeners(cluster)
         return self.contexts[first.node_id]
+
+    def _bind_listeners(self, cluster: Cluster) -> None:
+        """With `listeners` set: one context per listener (the listener is what Metadata advertises),
+        and each listener's TLS and SASL settings, built once (a bad one fails the start)."""
+        config = self._broker.config
+        node_id = cluster.node_id
+        if not config.listeners:
+            if node_id == config.node_id:
+                _warn_if_open(self._broker, listeners_of(config)[0])
+            return
+        if not self.listeners:
+            self.listeners = listeners_of(config)
+            self.security = [_listener_security(self._broker, listener) for listener in self.listeners]
+        cluster.listener_port = lambda name: self.listener_bound.get((node_id, name))
+        context = self.contexts[node_id]
+        for listener in self.listeners:
+            self.listener_contexts[node_id, listener.name] = context.for_listener(listener.name)
 
     def _port_of(self, index: int) -> Callable[[], int | None]:
         node_id = self._broker.config.node_id + index
@@ -140,22 +186,58 @@ class Nodes:
         broker = self._broker
         context = self.contexts[node_id]
         loop = asyncio.get_running_loop()
+        first = self.listeners[0] if self.listeners else None
+        security = self.security[0] if self.security else None
+        if first is not None:
+            context = self.listener_contexts[node_id, first.name]
         server = await loop.create_server(
-            lambda: KafkaConnection(broker, context, node_id),
+            lambda: KafkaConnection(broker, context, node_id, security),
             broker.config.host,
             self.port_for(node_id),
+            ssl=None if security is None else security.ssl_context,
             reuse_address=True,
         )
         self.servers[node_id] = server
         sock = server.sockets[0].getsockname()
         self.bound[node_id] = sock[1]
+        if first is not None:
+            self.listener_bound[node_id, first.name] = sock[1]
+            await self._open_more(node_id)
         return sock[0], sock[1]
+
+    async def _open_more(self, node_id: int) -> None:
+        """The node's further listeners (on the ports they had, if they had them)."""
+        from kafkito.broker.server import KafkaConnection
+
+        broker = self._broker
+        loop = asyncio.get_running_loop()
+        index = node_id - broker.config.node_id
+        servers = self.more_servers[node_id] = []
+        for listener, security in zip(self.listeners[1:], self.security[1:], strict=True):
+            context = self.listener_contexts[node_id, listener.name]
+            port = self.listener_bound.get((node_id, listener.name)) or (
+                listener.port + index if listener.port else 0
+            )
+            server = await loop.create_server(
+                lambda c=context, s=security: KafkaConnection(broker, c, node_id, s),
+                listener.host,
+                port,
+                ssl=None if security is None else security.ssl_context,
+                reuse_address=True,
+            )
+            servers.append(server)
+            host, bound = server.sockets[0].getsockname()[:2]
+            self.listener_bound[node_id, listener.name] = bound
+            log.info("listener.started", listener=listener.name, protocol=listener.protocol.value,
+                     host=host, port=bound, node_id=node_id)  # fmt: skip
 
     def close(self, node_id: int, *, kill: bool = True) -> None:
         """Stop the node's listener and cut its connections."""
         server = self.servers.pop(node_id, None)
         if server is not None:
             server.close()
+        for more in self.more_servers.pop(node_id, []):
+            more.close()
         if kill:
             for conn in list(self._broker.connections):
                 if getattr(conn, "node_id", None) == node_id:

@@ -64,6 +64,8 @@ APIS: tuple[tuple[str, int, int, int], ...] = (
     ("offset_for_leader_epoch", 23, 0, 4),
     ("produce", 0, 0, 12),
     ("push_telemetry", 72, 0, 0),
+    ("sasl_authenticate", 36, 0, 2),
+    ("sasl_handshake", 17, 0, 1),
     ("sync_group", 14, 0, 5),
     ("txn_offset_commit", 28, 0, 5),
     ("update_features", 57, 0, 2),

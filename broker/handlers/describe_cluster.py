@@ -47,12 +47,12 @@ def handle(ctx: RequestContext, request: DescribeClusterRequest) -> Any:
         endpoint_type=_BROKERS_ENDPOINT,
         cluster_id=cluster.cluster_id,
         controller_id=cluster.controller_id,
-        brokers=[_broker(cluster, node_id) for node_id in cluster.live_nodes()],
+        brokers=[_broker(cluster, node_id, ctx.listener) for node_id in cluster.live_nodes()],
     )
 
 
-def _broker(cluster: Cluster, node_id: int) -> dict[str, Any]:
-    host, port = cluster.endpoint(node_id)
+def _broker(cluster: Cluster, node_id: int, listener: str | None) -> dict[str, Any]:
+    host, port = cluster.endpoint(node_id, listener)
     return dict(broker_id=node_id, host=host, port=port, rack=None)
 
 

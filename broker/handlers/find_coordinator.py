@@ -63,5 +63,5 @@ def _coordinator(
             node_id = topology.transaction_coordinator_of(key)
         if node_id < 0:
             error, message = ErrorCode.COORDINATOR_NOT_AVAILABLE, "the coordinator's partition has no leader"
-    host, port = cluster.endpoint(node_id) if node_id >= 0 else ("", -1)
+    host, port = cluster.endpoint(node_id, ctx.listener) if node_id >= 0 else ("", -1)
     return dict(key=key, node_id=node_id, host=host, port=port, error_code=error, error_message=message)

@@ -152,17 +152,17 @@ def handle(ctx: RequestContext, request: MetadataRequest) -> Any:
             entries.append(_topic_entry(info, cluster))
     return ctx.response(
         throttle_time_ms=0,
-        brokers=_brokers(cluster),
+        brokers=_brokers(cluster, ctx.listener),
         cluster_id=cluster.cluster_id,
         controller_id=cluster.controller_id,
         topics=entries,
     )
 
 
-def _brokers(cluster: Cluster) -> list[dict[str, Any]]:
-    """The live nodes (one, unless the broker runs a cluster)."""
+def _brokers(cluster: Cluster, listener: str | None) -> list[dict[str, Any]]:
+    """The live nodes (one, unless the broker runs a cluster), on the listener the client connected to."""
     out = []
     for node_id in cluster.live_nodes():
-        host, port = cluster.endpoint(node_id)
+        host, port = cluster.endpoint(node_id, listener)
         out.append(dict(node_id=node_id, host=host, port=port, rack=None))
     return out
