@@ -125,7 +125,7 @@ def add_consume(sub: Any) -> None:
     consume.add_argument("--max-messages", type=int, metavar="N", help="stop after N records")
     consume.add_argument("--timeout-ms", type=int, metavar="MS", help="stop after MS without a record")
     consume.add_argument("--partition", type=int, help="only this partition")
-    consume.add_argument("--offset", type=int, help="start at this offset (with --partition)")
+    consume.add_argument("--offset", type=int, help="start at this offset (of each partition read)")
     for name in ("key", "headers", "timestamp", "partition", "offset"):
         consume.add_argument(f"--print-{name}", action="store_true", help=f"print the {name}")
     consume.add_argument(

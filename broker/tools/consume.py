@@ -75,7 +75,7 @@ def _consumer(args: argparse.Namespace) -> Any:
         options.update(group_id=None, enable_auto_commit=False)
     client = consumer(args.bootstrap_server, **options)
     with kafka_errors():
-        if args.group and args.partition is None:
+        if args.group and args.partition is None and args.offset is None:
             client.subscribe([args.topic])
             return client
         _assign(client, args)
