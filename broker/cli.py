@@ -102,6 +102,8 @@ def _checked_config(args: argparse.Namespace) -> tuple[Config, ControlAddress | 
         raise ValueError(f"--nodes must be at least 1, not {args.nodes}")
     config = build_config(args)
     control = _control_address(args)
+    if args.http is None and (args.http_allow_remote or args.http_write):
+        raise ValueError("--http-allow-remote and --http-write need --http HOST:PORT")
     log = structlog.get_logger("kafkito.config")
     unknown = unknown_properties(config, topic_default_properties())
     for name, close in unknown:

@@ -229,3 +229,11 @@ def test_a_consumer_protocol_group_with_its_assignment_lag_and_epochs(console: C
         assert timeline["generations"]
     finally:
         consumer.close()
+
+
+def test_http_write_without_http_is_refused(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "kafkito", "serve", "--port", "0", "--data-dir", str(tmp_path / "d"),
+           "--http-write"]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "need --http HOST:PORT" in done.stderr
+    assert not (tmp_path / "d").exists()  # refused before anything was created
