@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator.consumer.requests import ConsumerHeartbeatRequest, OwnedPartitions
 from kafkito.broker.coordinator.consumer.results import ConsumerHeartbeatResult
+from kafkito.broker.features import GROUP_VERSION
 from kafkito.broker.handlers.parked import Parked
 from kafkito.protocol.codec import MalformedRequest
 from kafkito.protocol.errors import ErrorCode
@@ -161,7 +162,15 @@ def encode_body(result: ConsumerHeartbeatResult) -> bytes:
     return b"".join(parts)
 
 
+# As Kafka with `group.version` finalized at 0 (UpdateFeatures): the consumer protocol is off.
+_PROTOCOL_OFF = ConsumerHeartbeatResult(
+    ErrorCode.UNSUPPORTED_VERSION, "The version of API is not supported.", None, 0, 0, None
+)
+
+
 def handle(ctx: RequestContext, request: ConsumerGroupHeartbeatBody) -> Any:
+    if ctx.configs.features.levels.get(GROUP_VERSION, 0) < 1:
+        return encode_body(_PROTOCOL_OFF)
     parked: Parked[ConsumerHeartbeatResult] = Parked(encode_body)
     heartbeat = _new_tuple(
         ConsumerHeartbeatRequest, (*request, ctx.client_id, "/" + ctx.peer_host, ctx.version)

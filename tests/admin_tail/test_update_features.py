@@ -82,3 +82,29 @@ def test_kafka_refusals(broker: ThreadBroker) -> None:
     code, _, results = _update(broker.bootstrap, 0, feature="group.version", level=0, allow_downgrade=True)
     assert (code, results) == (0, [("group.version", 0)])
     assert "group.version" not in _finalized(broker.bootstrap)[0]
+
+
+def _heartbeat_error(bootstrap: str) -> int:
+    with WireClient(bootstrap) as wire:
+        r = wire.request(
+            68,
+            0,
+            group_id="gv",
+            member_id="",
+            member_epoch=0,
+            instance_id=None,
+            rack_id=None,
+            rebalance_timeout_ms=30000,
+            subscribed_topic_names=["t"],
+            server_assignor=None,
+            topic_partitions=[],
+        )
+    return int(r.error_code)
+
+
+def test_group_version_zero_turns_the_consumer_protocol_off(broker: ThreadBroker) -> None:
+    assert _heartbeat_error(broker.bootstrap) == 0
+    assert _update(broker.bootstrap, 1, feature="group.version", level=0, upgrade_type=2)[0] == 0
+    assert _heartbeat_error(broker.bootstrap) == 35  # UNSUPPORTED_VERSION, as Kafka with group.version 0
+    assert _update(broker.bootstrap, 1, feature="group.version", level=1)[0] == 0
+    assert _heartbeat_error(broker.bootstrap) == 0
