@@ -112,7 +112,7 @@ def _checked_config(args: argparse.Namespace) -> tuple[Config, ControlAddress | 
     ignored = [name for name, close in unknown if close is None]
     if ignored:
         log.warning("config.not_used", properties=ignored, hint="kafkito does not use them; ignored")
-    check(config)
+    check(config, args.nodes)
     return config, control
 
 

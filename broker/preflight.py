@@ -188,8 +188,14 @@ def check_port_free(host: str, port: int) -> None:
             ) from None
 
 
-def check(config: Config) -> None:
-    """Every check, cheapest first; raises PreflightError on the first failure."""
+def check(config: Config, nodes: int = 1) -> None:
+    """Every check, cheapest first; raises PreflightError on the first failure. A cluster of `nodes`
+    listens on the port and the ones after it."""
     check_values(config)
+    if config.port and config.port + nodes - 1 > 65535:
+        raise PreflightError(
+            f"--nodes {nodes} from --port {config.port} goes past port 65535: pass a lower --port"
+        )
     check_data_dir(config.data_dir)
-    check_port_free(config.host, config.port)
+    for port in range(config.port, config.port + nodes) if config.port else [0]:
+        check_port_free(config.host, port)

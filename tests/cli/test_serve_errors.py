@@ -45,6 +45,16 @@ def test_port_already_in_use(tmp_path: Path) -> None:
     assert not (tmp_path / "data").exists()
 
 
+def test_a_clusters_next_port_already_in_use(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        message = _refused(tmp_path, "--nodes", "3", "--port", str(port - 1))
+    assert message.startswith(f"port {port} on 127.0.0.1 is already in use")
+    assert not (tmp_path / "data").exists()
+
+
 def test_data_dir_that_is_a_file(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("not a directory")
     assert _refused(tmp_path, "--port", "0", data=tmp_path / "file") == (
