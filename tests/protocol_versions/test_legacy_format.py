@@ -181,7 +181,7 @@ def test_list_offsets_v0_answers_segment_offsets(broker: ThreadBroker) -> None:
         assert ask(-3, 1).error_code == ErrorCode.UNSUPPORTED_VERSION
 
 
-def test_offset_commit_v0_and_offset_fetch_v0_are_unsupported_as_in_kraft_kafka_v1_commits(
+def test_offset_commit_v0_and_offset_fetch_v0_are_unsupported_as_in_kraft_kafka_v1_keeps_its_timestamp(
     broker: ThreadBroker,
 ) -> None:
     create_topic(broker.bootstrap, "oc")
@@ -191,7 +191,8 @@ def test_offset_commit_v0_and_offset_fetch_v0_are_unsupported_as_in_kraft_kafka_
         assert v0.topics[0].partitions[0].error_code == ErrorCode.UNSUPPORTED_VERSION
         missing = client.request(8, 0, group_id="g", topics=[dict(name="none", partitions=[part])])
         assert missing.topics[0].partitions[0].error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-        stamped = dict(part, commit_timestamp=1234)
+        an_hour_ago = int(time.time() * 1000) - 3_600_000
+        stamped = dict(part, commit_timestamp=an_hour_ago)
         v1 = client.request(8, 1, group_id="g", generation_id_or_member_epoch=-1, member_id="",
                             topics=[dict(name="oc", partitions=[stamped])])  # fmt: skip
         assert v1.topics[0].partitions[0].error_code == ErrorCode.NONE
@@ -201,6 +202,12 @@ def test_offset_commit_v0_and_offset_fetch_v0_are_unsupported_as_in_kraft_kafka_
         v0_fetch = client.request(9, 0, group_id="g", topics=[dict(name="oc", partition_indexes=[0])])
         got = v0_fetch.topics[0].partitions[0]
         assert (got.committed_offset, got.error_code) == (-1, ErrorCode.UNSUPPORTED_VERSION)
+    from kafkito.broker.offsets.dump import records
+
+    commits = [r for r in records(broker.config.data_dir, "g") if r.get("value", {}).get("offset") == 3]
+    # v1: the client's commit time (the coordinator keeps monotonic time: the conversion to it and back
+    # may round by a millisecond or two)
+    assert [abs(r["value"]["commit_timestamp"] - an_hour_ago) <= 2 for r in commits] == [True]
 
 
 def test_message_format_v0_records_have_no_timestamp_to_judge(broker: ThreadBroker) -> None:
