@@ -4,6 +4,7 @@ v0-v1 read magic 0, v2-v3 magic 1 (timestamps); v3 adds the response's max_bytes
 (these versions have no isolation level): transactional records are returned, control batches not.
 v0-v2 have a hard per-partition limit: a first batch larger than the partition's max bytes is not
 returned (the consumer then reports a record too large), from v3 it is returned whole.
+A topic with message.downconversion.enable=false answers them UNSUPPORTED_VERSION, as Kafka 3.9 does.
 Chosen once per version by dispatch (`fetch.handler_for_version`).
 """
 
@@ -45,10 +46,13 @@ def _within(records: bytes, limit: int) -> bytes:
     return records[:end]
 
 
-def _partition(version: int, p: PartitionFetch, data: Any) -> dict[str, Any]:
+def _partition(ctx: RequestContext, p: PartitionFetch, data: Any) -> dict[str, Any]:
+    version = ctx.version
     error = data.error
     if error == ErrorCode.KAFKA_STORAGE_ERROR:
         error = ErrorCode.NOT_LEADER_OR_FOLLOWER  # clients before Fetch v6 do not know the storage error
+    elif error == ErrorCode.NONE and not _down_conversion_enabled(ctx, p):
+        return dict(partition_index=p.partition, error_code=ErrorCode.UNSUPPORTED_VERSION, high_watermark=-1)
     records = data.records
     if records and version < FIRST_MAX_BYTES:
         records = _within(records, p.max_bytes)
@@ -62,6 +66,14 @@ def _partition(version: int, p: PartitionFetch, data: Any) -> dict[str, Any]:
     )
 
 
+def _down_conversion_enabled(ctx: RequestContext, p: PartitionFetch) -> bool:
+    """The topic's message.downconversion.enable (false: Kafka 3.9 answers UNSUPPORTED_VERSION)."""
+    try:
+        return ctx.topics.get_log(p.topic, p.partition).config.message_downconversion_enable
+    except LogError:
+        return True
+
+
 def _response(ctx: RequestContext, wanted: list[PartitionFetch], result: FetchResult) -> Any:
     topics: list[dict[str, Any]] = []
     by_name: dict[str, list[dict[str, Any]]] = {}
@@ -70,7 +82,7 @@ def _response(ctx: RequestContext, wanted: list[PartitionFetch], result: FetchRe
         if parts is None:
             parts = by_name[p.topic] = []
             topics.append(dict(topic=p.topic, partitions=parts))
-        parts.append(_partition(ctx.version, p, data))
+        parts.append(_partition(ctx, p, data))
     return ctx.response(throttle_time_ms=0, responses=topics)
 
 

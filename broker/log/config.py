@@ -184,7 +184,10 @@ TOPIC_CONFIGS: dict[str, TopicConfigDef] = {
 # Topic configs Kafka 3.9 still accepts though they are deprecated (removed in Kafka 4.0): kept and
 # described, changing nothing; setting one logs a warning naming what replaces it.
 DEPRECATED_TOPIC_CONFIGS: dict[str, str] = {
-    "message.downconversion.enable": "nothing: Kafka 4 no longer down-converts for old fetchers",
+    "message.downconversion.enable": (
+        "nothing: Kafka 4 no longer down-converts for old fetchers (false still refuses Fetch v0-v3 here, "
+        "as Kafka 3.9 does)"
+    ),
     "message.format.version": "nothing: the message format follows the protocol (magic v2)",
     "message.timestamp.difference.max.ms": (
         "message.timestamp.before.max.ms and message.timestamp.after.max.ms"
@@ -311,6 +314,7 @@ class LogConfig:
     min_cleanable_dirty_ratio: float = float(_DEFAULT["min.cleanable.dirty.ratio"])
     message_timestamp_before_max_ms: int = int(_DEFAULT["message.timestamp.before.max.ms"])
     message_timestamp_after_max_ms: int = int(_DEFAULT["message.timestamp.after.max.ms"])
+    message_downconversion_enable: bool = _DEFAULT["message.downconversion.enable"] == "true"  # Fetch v0-v3
     producer_id_expiration_ms: int = default("producer.id.expiration.ms")  # a broker property
 
     @property
@@ -334,6 +338,7 @@ class LogConfig:
         merged.update(validate_overrides(defaults or {}))
         merged.update(validate_overrides(overrides or {}))
         return cls(
+            message_downconversion_enable=merged["message.downconversion.enable"].lower() == "true",
             segment_bytes=int(merged["segment.bytes"]),
             segment_ms=int(merged["segment.ms"]),
             retention_ms=int(merged["retention.ms"]),

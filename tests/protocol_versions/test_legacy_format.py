@@ -216,3 +216,11 @@ def test_message_format_v0_records_have_no_timestamp_to_judge(broker: ThreadBrok
         assert produce(client, 0, "strict", message_set(0)).error_code == ErrorCode.NONE  # no timestamp
         old = produce(client, 2, "strict", message_set(1, timestamp=1_000))
         assert old.error_code == ErrorCode.INVALID_TIMESTAMP  # magic 1: a real timestamp, 1970
+
+
+def test_a_topic_without_down_conversion_refuses_old_fetches(broker: ThreadBroker) -> None:
+    create_topic(broker.bootstrap, "nodown", message_downconversion_enable="false")
+    with WireClient(broker.bootstrap) as client:
+        produce(client, 2, "nodown", message_set(1))
+        assert fetch(client, 3, "nodown").error_code == ErrorCode.UNSUPPORTED_VERSION
+        assert fetch(client, 4, "nodown").error_code == ErrorCode.NONE
