@@ -27,4 +27,5 @@ def test_serve_imports_no_handler_and_no_transaction_coordinator() -> None:
     assert not loaded & {"urllib.request", "http.client", "aiohttp"}
     # What consumer groups need on first use only: regexes (google-re2), metadata hashes (hashlib,
     # OpenSSL), the heterogeneous assignor's fractions (with decimal): ~4 ms of every start together.
-    assert not loaded & {"re2", "hashlib", "fractions", "decimal"}
+    eager = loaded & {"re2", "hashlib", "fractions", "decimal"}
+    assert not eager, f"{eager}: import them where they are first used (BENCHMARKS.md, start-up)"
