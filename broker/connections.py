@@ -37,8 +37,8 @@ class Connections:
     """Admits, counts and expires connections; owns the pool and the read buffer they share."""
 
     def __init__(self, config: Config) -> None:
-        self.max_connections = config.max_connections
-        self.max_per_ip = config.max_connections_per_ip
+        self._config = config  # max.connections and max.connections.per.ip are read at each admission:
+        # they are dynamic broker configs (an admin may change them at run time, as in Kafka)
         self.max_idle_ms = config.connections_max_idle_ms
         self.pool = MemoryPool(config.queued_max_request_bytes)
         self.scratch = memoryview(bytearray(SCRATCH_BYTES))
@@ -51,6 +51,14 @@ class Connections:
 
     def __len__(self) -> int:
         return len(self._open)
+
+    @property
+    def max_connections(self) -> int:
+        return self._config.max_connections
+
+    @property
+    def max_per_ip(self) -> int:
+        return self._config.max_connections_per_ip
 
     def admit(self, conn: Connection) -> bool:
         """Count a new connection in, or say why it is refused (the caller closes it at once)."""

@@ -376,6 +376,7 @@ class LogManager:
     def update_broker_config(self, config: Mapping[str, Any]) -> None:
         """New broker-level defaults (dynamic broker configs): every topic without an override follows."""
         self._defaults = broker_defaults(config)
+        self.producer_id_expiration_ms = int(_lookup(config, "producer.id.expiration.ms"))
         for info in self._topics.values():
             new = self._log_config(info)
             for p in range(info.partitions):

@@ -17,6 +17,7 @@ from confluent_kafka.admin import (
 )
 
 from tests.support.brokers import ProcessBroker, ThreadBroker
+from tests.support.waiting import wait_until
 from tests.support.wire import WireClient
 
 INCREMENTAL_ALTER_CONFIGS, BROKER, SET = 44, 4, 0
@@ -146,3 +147,26 @@ def test_a_bad_log_default_is_refused_and_nothing_changes(broker: ThreadBroker) 
     assert code == 42 and text is not None and "cleanup.policy" in text
     assert broker.broker is not None
     assert broker.broker.config.log_cleanup_policy == "delete"
+
+
+def _talks(bootstrap: str) -> bool:
+    """A new connection is admitted and answered."""
+    try:
+        with WireClient(bootstrap) as wire:
+            return bool(wire.request(18, 0).error_code == 0)
+    except (ConnectionError, OSError):
+        return False
+
+
+def test_max_connections_per_ip_applies_at_once(broker: ThreadBroker) -> None:
+    assert _raw_set(broker.bootstrap, "1", "max.connections.per.ip", "2") == (0, None)
+    with WireClient(broker.bootstrap) as first, WireClient(broker.bootstrap) as second:
+        assert first.request(18, 0).error_code == 0 and second.request(18, 0).error_code == 0
+        with WireClient(broker.bootstrap) as third:
+            assert third.is_closed_by_peer()  # refused: the third from this address
+        first.close()
+        wait_until(lambda: _talks(broker.bootstrap), 30, "a connection admitted once the first is gone")
+    assert _raw_set(broker.bootstrap, "1", "max.connections.per.ip", "3") == (0, None)
+    with WireClient(broker.bootstrap) as a, WireClient(broker.bootstrap) as b:
+        assert a.request(18, 0).error_code == 0 and b.request(18, 0).error_code == 0
+        wait_until(lambda: _talks(broker.bootstrap), 30, "a third connection under the raised limit")
