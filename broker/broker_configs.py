@@ -62,6 +62,10 @@ class BrokerConfigs:
         """This broker's own dynamic configs (DYNAMIC_BROKER_CONFIG)."""
         return dict(self.store.state.broker_configs.get(self._scope, {}))
 
+    def dynamic_of(self, broker: str) -> dict[str, str]:
+        """The dynamic configs set for one broker id."""
+        return dict(self.store.state.broker_configs.get(broker, {}))
+
     @property
     def dynamic_default(self) -> dict[str, str]:
         """The cluster-wide default dynamic configs (DYNAMIC_DEFAULT_BROKER_CONFIG)."""

@@ -79,7 +79,7 @@ def _broker_rows(ctx: RequestContext, name: str) -> list[dict[str, Any]]:
             _row(k, v, _DYNAMIC_DEFAULT_BROKER_CONFIG, _STRING, is_read_only(k))
             for k, v in sorted(default_dynamic.items())
         ]
-    dynamic = configs.dynamic
+    dynamic = configs.dynamic_of(name)
     explicit = configs.config.explicit
     rows = []
     for key, value in sorted(configs.config.to_properties().items()):
