@@ -103,6 +103,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
         elif principal is not None:
             self._authenticated(principal)
 
+    @property
+    def principal(self) -> str:
+        """Who this connection authenticated as (`User:ANONYMOUS` when it did not)."""
+        return self._context_type.principal
+
     def _authenticated(self, principal: str) -> None:
         self._context_type = self._context_type.for_principal(principal)
         self._log = self._log.bind(principal=principal)

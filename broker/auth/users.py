@@ -1,0 +1,117 @@
+"""`kafkito users add|delete|list`: SCRAM users, written through the security store of a stopped broker's
+data dir (`--data-dir`), or over AlterUserScramCredentials to a running broker (`--bootstrap-server`)."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+from pathlib import Path
+from typing import Any
+
+from kafkito.broker.security.scram import MIN_ITERATIONS, ScramMechanism, mechanism_named, salted_password
+from kafkito.broker.tools.output import ToolError
+
+
+def _mechanisms(names: list[str] | None) -> list[ScramMechanism]:
+    chosen: list[ScramMechanism] = []
+    for name in names or ["SCRAM-SHA-256", "SCRAM-SHA-512"]:
+        m = mechanism_named(name.upper())
+        if m == ScramMechanism.UNKNOWN:
+            raise ToolError(f"unknown mechanism {name}: SCRAM-SHA-256 or SCRAM-SHA-512", 2)
+        chosen.append(m)
+    return chosen
+
+
+def _password(args: argparse.Namespace) -> str:
+    password: str | None = args.password or os.environ.get("KAFKITO_USER_PASSWORD")
+    if not password:
+        password = getpass.getpass(f"password for {args.user}: ")
+    if not password:
+        raise ToolError("an empty password is not a password", 2)
+    return password
+
+
+def store_add(data_dir: Path, user: str, password: str, mechanisms: list[ScramMechanism], iters: int) -> None:
+    from kafkito.broker.security.scram import Upsertion
+    from kafkito.broker.security.store import SecurityStore
+
+    store = SecurityStore(data_dir).load()
+    try:
+        for m in mechanisms:  # one alteration per user per request, as Kafka allows
+            salt = os.urandom(32)
+            up = Upsertion(user, int(m), iters, salt, salted_password(m, password, salt, iters))
+            for _, error in store.alter_scram([], [up]):
+                if error is not None:
+                    raise ToolError(f"{error.code.name}: {error.message}")
+        store.sync()
+    finally:
+        store.close()
+
+
+def _wire_add(bootstrap: str, user: str, password: str, mechanisms: list[ScramMechanism], iters: int) -> None:
+    from kafka.admin import KafkaAdminClient, ScramCredentialInfo, UserScramCredentialUpsertion
+    from kafka.admin import ScramMechanism as KpMechanism
+    from kafka.errors import KafkaError
+
+    try:
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="kafkito-users")
+    except KafkaError as e:
+        raise ToolError(
+            f"cannot reach {bootstrap} ({e}): is the broker running? else pass --data-dir"
+        ) from None
+    try:
+        errors: dict[str, str] = {}
+        for m in mechanisms:  # one alteration per user per request, as Kafka allows
+            info = ScramCredentialInfo(KpMechanism(int(m)), iters)
+            upsertion = UserScramCredentialUpsertion(user, info, password.encode())
+            errors.update(
+                (name, e) for name, e in admin.alter_user_scram_credentials([upsertion]).items() if e
+            )
+    finally:
+        admin.close()
+    if errors:
+        raise ToolError("; ".join(f"{name}: {e}" for name, e in errors.items()))
+
+
+def run_add(args: argparse.Namespace) -> int:
+    mechanisms = _mechanisms(args.mechanism)
+    password = _password(args)
+    if args.data_dir:
+        store_add(Path(args.data_dir), args.user, password, mechanisms, args.iterations)
+        where = f"the security store in {args.data_dir} (seen by the broker at its next start)"
+    else:
+        _wire_add(args.bootstrap_server, args.user, password, mechanisms, args.iterations)
+        where = args.bootstrap_server
+    names = ", ".join(m.mechanism_name for m in mechanisms)
+    print(f"user {args.user}: {names} credentials written to {where}")
+    return 0
+
+
+def add_users_parser(sub: Any) -> None:
+    users = sub.add_parser("users", help="SCRAM users", description="add SCRAM users")
+    verbs = users.add_subparsers(dest="users_verb", required=True)
+    add = verbs.add_parser("add", help="add or replace a SCRAM user's credentials")
+    add.set_defaults(tool="kafkito.broker.auth.users:run_add")
+    add.add_argument("user")
+    add.add_argument("--password", help="default: $KAFKITO_USER_PASSWORD, else asked")
+    add.add_argument("--mechanism", action="append", help="SCRAM-SHA-256/SCRAM-SHA-512 (default: both)")
+    add.add_argument("--iterations", type=int, default=MIN_ITERATIONS, help=f"default {MIN_ITERATIONS}")
+    where = add.add_mutually_exclusive_group()
+    where.add_argument("--data-dir", help="write into a stopped broker's data dir")
+    where.add_argument("--bootstrap-server", default="127.0.0.1:9092", help="a running broker (PLAINTEXT)")
+
+
+def add_certs_parser(sub: Any) -> None:
+    certs = sub.add_parser(
+        "certs", help="make a development CA and certificates", description="make a development CA, "
+        "a broker certificate and client certificates (PEM), for TLS listeners and mTLS"
+    )  # fmt: skip
+    certs.set_defaults(tool="kafkito.broker.auth.certs:run")
+    certs.add_argument("--dir", default="certs", help="where to write them (default ./certs)")
+    certs.add_argument(
+        "--host", action="append", help="broker host name or address (default localhost, 127.0.0.1)"
+    )
+    certs.add_argument(
+        "--client", action="append", default=[], metavar="NAME", help="a client certificate CN=NAME"
+    )
