@@ -53,9 +53,9 @@ MARKS_BY_PATH: dict[str, str] = {
     "admin_tail/test_autocreate_clients.py": "slow",  # four real clients, kcat among them
     "cluster/test_leader_failover.py": "slow",  # real clients while a three-node cluster's nodes stop
     "cluster/test_coordinator_moves.py": "slow",  # real consumer groups whose coordinator moves
-    "cluster/test_control_topology.py": "slow",
+    "cluster/test_control_topology.py": "slow",  # `kafkito serve --nodes 3` child and `kafkito control`
     "security/test_clients.py": "slow",  # three real clients over SASL_SSL and SASL_PLAINTEXT
-    "security/test_kafkajs.py": "slow",  # KafkaJS (node) over SASL_SSL and SASL_PLAINTEXT  # `kafkito serve --nodes 3` child and `kafkito control`
+    "security/test_kafkajs.py": "slow",  # KafkaJS (node) over SASL_SSL and SASL_PLAINTEXT
     "console/test_browser.py": "slow",  # headless chromium, which `make install-clients` installs
 }
 SLOW_TESTS = {  # single tests, by node id relative to tests/
