@@ -39,7 +39,11 @@ from kafkito.broker.coordinator.consumer.groups import (
 )
 from kafkito.broker.coordinator.consumer.heartbeat import Heartbeats
 from kafkito.broker.coordinator.consumer.requests import ConsumerHeartbeatRequest
-from kafkito.broker.coordinator.consumer.results import ConsumerGroupDescription, HeartbeatCallback
+from kafkito.broker.coordinator.consumer.results import (
+    ConsumerGroupDescription,
+    ConsumerHeartbeatResult,
+    HeartbeatCallback,
+)
 from kafkito.broker.coordinator.consumer.topics import TopicsView
 from kafkito.broker.coordinator.offset_manager import OffsetManager
 from kafkito.broker.coordinator.outbox import Outbox, entry
@@ -75,6 +79,14 @@ from kafkito.broker.coordinator.results import (
     TopicPartition,
 )
 from kafkito.broker.coordinator.runtime import Runtime
+from kafkito.broker.coordinator.share.config import ShareConfig
+from kafkito.broker.coordinator.share.describe import ShareGroupDescription, describe_share_group
+from kafkito.broker.coordinator.share.group import ShareGroup
+from kafkito.broker.coordinator.share.group_configs import ShareGroupConfigs
+from kafkito.broker.coordinator.share.groups import LogOffsets, ShareGroups
+from kafkito.broker.coordinator.share.persister_api import SharePersister
+from kafkito.broker.coordinator.share.records import is_share_group_record
+from kafkito.broker.coordinator.share.requests import ShareHeartbeatCallback, ShareHeartbeatRequest
 from kafkito.broker.coordinator.sink import InMemoryRecordSink, RecordSink
 from kafkito.broker.coordinator.timeline import TimelineEvent
 from kafkito.broker.coordinator.txn_commit import TransactionalCommits
@@ -102,6 +114,7 @@ class GroupCoordinator:
         *,
         topics: TopicsView | None = None,
         assignors: Mapping[str, Assignor] | None = None,
+        share_config: ShareConfig | None = None,
     ) -> None:
         self._rt = rt = Runtime(
             config, clock, timer, sink if sink is not None else InMemoryRecordSink(), self.replay
@@ -120,6 +133,7 @@ class GroupCoordinator:
         self._consumer = ConsumerGroups(rt, assignors)
         self._heartbeats = Heartbeats(rt, self._consumer)
         self._classic_members = ClassicMembers(rt, self._consumer)
+        self._share = ShareGroups(rt, share_config)
         self._liveness.other_groups = self._classic_member_heartbeat
         self._consumer.on_downgraded = self._downgraded
         # A classic group converted to a consumer group: whoever is parked rejoins the new group.
@@ -185,6 +199,12 @@ class GroupCoordinator:
 
     @entry
     def join_group(self, request: JoinGroupRequest, callback: JoinCallback) -> None:
+        if request.group_id in self._rt.share_groups:
+            # A group id names one group: a classic member cannot join a share group.
+            self._rt.outbox.send(
+                callback, JoinGroupResult(request.member_id, ErrorCode.INCONSISTENT_GROUP_PROTOCOL)
+            )
+            return
         consumer = self._consumer_group_of(request.group_id)
         if consumer is not None and consumer.members:
             self._classic_members.join(consumer, request, callback)
@@ -240,6 +260,12 @@ class GroupCoordinator:
     ) -> None:
         """ConsumerGroupHeartbeat: `callback` gets the result once its records are written (at once
         for an error)."""
+        if request.group_id in self._rt.share_groups:
+            message = f"Group {request.group_id} is not a consumer group."
+            self._rt.outbox.send(
+                callback, ConsumerHeartbeatResult(ErrorCode.GROUP_ID_NOT_FOUND, message, None, 0, 0, None)
+            )
+            return
         self._heartbeats.heartbeat(request, callback)
 
     @entry
@@ -251,6 +277,52 @@ class GroupCoordinator:
             for group_id in group_ids
         ]
 
+    # -- KIP-932 share groups -------------------------------------------------------------------
+
+    @entry
+    def share_group_heartbeat(self, request: ShareHeartbeatRequest, callback: ShareHeartbeatCallback) -> None:
+        """ShareGroupHeartbeat: `callback` gets the result once its records are written (at once for
+        an error)."""
+        self._share.heartbeat(request, callback)
+
+    @entry
+    def describe_share_groups(self, group_ids: Iterable[str]) -> list[ShareGroupDescription]:
+        """ShareGroupDescribe: GROUP_ID_NOT_FOUND for unknown ids and groups of another type."""
+        return [describe_share_group(self._rt, group_id) for group_id in group_ids]
+
+    def share_group_member_epoch(self, group_id: str, member_id: str) -> int | None:
+        """The member's epoch in that share group; None when it is not a member (ShareFetch asks)."""
+        return self._share.member_epoch(group_id, member_id)
+
+    def get_share_group(self, group_id: str) -> ShareGroup | None:
+        return self._rt.share_groups.get(group_id)
+
+    def share_groups(self) -> list[ShareGroup]:
+        return list(self._rt.share_groups.values())
+
+    @property
+    def share_group_configs(self) -> ShareGroupConfigs:
+        """The share configs of GROUP resources (share.session.timeout.ms, share.auto.offset.reset...)."""
+        return self._share.configs
+
+    @property
+    def share_persister(self) -> SharePersister | None:
+        return self._share.persister
+
+    @share_persister.setter
+    def share_persister(self, persister: SharePersister | None) -> None:
+        """The share-state persister (S-DATA's), told of partitions a share group starts to consume."""
+        self._share.persister = persister
+
+    @property
+    def share_log_offsets(self) -> LogOffsets:
+        return self._share.log_offsets
+
+    @share_log_offsets.setter
+    def share_log_offsets(self, offsets: LogOffsets) -> None:
+        """(topic id, partition) -> (log start, log end): where share.auto.offset.reset starts."""
+        self._share.log_offsets = offsets
+
     @property
     def group_configs(self) -> GroupConfigs:
         """The GROUP config resources (consumer.session.timeout.ms, consumer.heartbeat.interval.ms)."""
@@ -261,6 +333,7 @@ class GroupCoordinator:
         """Topics were created, deleted or grew: subscribed groups' epochs are bumped, regexes
         resolved again."""
         self._consumer.on_topics_changed()
+        self._share.on_topics_changed()
 
     # -- offsets --------------------------------------------------------------------------------
 
@@ -365,6 +438,12 @@ class GroupCoordinator:
                 for g in self._rt.consumer_groups.values()
                 if not wanted or g.state.value.lower() in wanted
             ]
+        if not kinds or "share" in kinds:
+            overviews += [
+                GroupOverview(g.group_id, "share", g.state.value, "share")
+                for g in self._rt.share_groups.values()
+                if not wanted or g.state.value.lower() in wanted
+            ]
         return error, overviews
 
     @entry
@@ -377,6 +456,8 @@ class GroupCoordinator:
                 errors[group_id] = error
             elif group_id in self._rt.consumer_groups:
                 errors[group_id] = self._offsets.delete_consumer_group(self._rt.consumer_groups[group_id])
+            elif group_id in self._rt.share_groups:
+                errors[group_id] = self._share.delete_group(self._rt.share_groups[group_id])
             elif group is None or group.is_(GroupState.DEAD):
                 errors[group_id] = ErrorCode.GROUP_ID_NOT_FOUND
             elif group.is_(GroupState.EMPTY):
@@ -402,6 +483,8 @@ class GroupCoordinator:
             self._offsets.replay_commit(record)
         elif is_consumer_group_record(record):
             self._consumer.replay(record)  # type: ignore[arg-type]
+        elif is_share_group_record(record):
+            self._share.replay(record)  # type: ignore[arg-type]
         elif isinstance(record, OffsetTombstone):
             self._offsets.replay_tombstone(record)
         elif isinstance(record, TxnOffsetCommitRecord):
@@ -426,6 +509,7 @@ class GroupCoordinator:
         """Serve groups just replayed from the log: arm their members' deadlines, shed excess members."""
         group_ids = list(group_ids)
         self._consumer.on_loaded(group_ids)
+        self._share.on_loaded(group_ids)
         max_size = self._rt.config.group_max_size
         for group_id in group_ids:
             group = self._rt.groups.get(group_id)
@@ -449,6 +533,10 @@ class GroupCoordinator:
         group = self._rt.groups.pop(group_id, None)
         self._rt.txn_offsets.forget_group(group_id)
         consumer_group = self._rt.consumer_groups.pop(group_id, None)
+        share_group = self._rt.share_groups.pop(group_id, None)
+        if share_group is not None:
+            share_group.dead = True
+            self._share.timers.cancel_group(group_id)
         if consumer_group is not None:
             consumer_group.dead = True
             self._consumer.timers.cancel_group(group_id)

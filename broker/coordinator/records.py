@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from kafkito.broker.coordinator.consumer.records import ConsumerGroupRecord
 from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
+from kafkito.broker.coordinator.share.records import ShareGroupRecord
 from kafkito.protocol.errors import ErrorCode
 
 
@@ -94,6 +95,7 @@ CoordinatorRecord = (
     | GroupTombstone
     | TransactionMarker
     | ConsumerGroupRecord
+    | ShareGroupRecord
 )
 AppendCallback = Callable[[ErrorCode], None]
 

@@ -18,6 +18,7 @@ from kafkito.broker.coordinator.consumer.group import ConsumerGroup
 from kafkito.broker.coordinator.consumer.topics import InMemoryTopics, TopicsView
 from kafkito.broker.coordinator.outbox import Outbox
 from kafkito.broker.coordinator.records import CoordinatorRecord, CoordinatorResult
+from kafkito.broker.coordinator.share.group import ShareGroup
 from kafkito.broker.coordinator.sink import RecordSink
 from kafkito.broker.coordinator.timeline import GroupTimeline
 from kafkito.broker.coordinator.txn_offsets import TransactionalOffsets
@@ -42,6 +43,7 @@ class Runtime:
         "outbox",
         "rebalance_purgatory",
         "replay",
+        "share_groups",
         "sink",
         "timeline",
         "timer",
@@ -65,6 +67,8 @@ class Runtime:
         self.groups: dict[str, ClassicGroup] = {}
         # KIP-848 consumer groups; a group id names a classic group or a consumer group, never both.
         self.consumer_groups: dict[str, ConsumerGroup] = {}
+        # KIP-932 share groups: their ids are in the same namespace.
+        self.share_groups: dict[str, ShareGroup] = {}
         self.topics: TopicsView = InMemoryTopics()
         self.txn_offsets = TransactionalOffsets()
         self.outbox = Outbox()

@@ -1,0 +1,28 @@
+"""The share group coordinator's knobs, with Kafka's names and defaults (`group.share.*`), and the
+share-group configs of a GROUP resource (`share.session.timeout.ms`, `share.heartbeat.interval.ms`,
+`share.auto.offset.reset`, ...), whose bounds are the broker's min/max."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(slots=True, frozen=True)
+class ShareConfig:
+    group_share_session_timeout_ms: int = 45_000
+    group_share_min_session_timeout_ms: int = 45_000
+    group_share_max_session_timeout_ms: int = 60_000
+    group_share_heartbeat_interval_ms: int = 5_000
+    group_share_min_heartbeat_interval_ms: int = 5_000
+    group_share_max_heartbeat_interval_ms: int = 15_000
+    group_share_max_size: int = 200
+    group_share_record_lock_duration_ms: int = 30_000
+    group_share_delivery_count_limit: int = 5
+    group_share_partition_max_record_locks: int = 2_000
+
+
+SESSION_TIMEOUT = "share.session.timeout.ms"
+HEARTBEAT_INTERVAL = "share.heartbeat.interval.ms"
+AUTO_OFFSET_RESET = "share.auto.offset.reset"
+RECORD_LOCK_DURATION = "share.record.lock.duration.ms"
+SHARE_GROUP_CONFIG_NAMES = (AUTO_OFFSET_RESET, HEARTBEAT_INTERVAL, RECORD_LOCK_DURATION, SESSION_TIMEOUT)
