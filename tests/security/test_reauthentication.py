@@ -10,8 +10,14 @@ from pathlib import Path
 import pytest
 
 from kafkito.protocol.errors import ErrorCode as E
-from tests.security.conftest import PLAIN_PASSWORD, PLAIN_USER, SCRAM_PASSWORD, SCRAM_USER, SecureBroker
-from tests.security.conftest import security_config
+from tests.security.conftest import (
+    PLAIN_PASSWORD,
+    PLAIN_USER,
+    SCRAM_PASSWORD,
+    SCRAM_USER,
+    SecureBroker,
+    security_config,
+)
 from tests.security.sasl_wire import (
     authenticate,
     handshake,
