@@ -62,6 +62,10 @@ class BrokerConfigs:
         """This broker's own dynamic configs (DYNAMIC_BROKER_CONFIG)."""
         return dict(self.store.state.broker_configs.get(self._scope, {}))
 
+    def static_value(self, name: str) -> str | None:
+        """The value `name` was given at start (file, flags), or None when it was not given."""
+        return self._static.get(name) if name in self._static_explicit else None
+
     def dynamic_of(self, broker: str) -> dict[str, str]:
         """The dynamic configs set for one broker id."""
         return dict(self.store.state.broker_configs.get(broker, {}))

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any, Protocol
 
+from kafkito.broker.config import PROPERTIES
 from kafkito.broker.context import RequestContext
 from kafkito.broker.dynamic_configs import is_read_only
 from kafkito.broker.handlers.config_resources import (
@@ -47,6 +48,7 @@ class DescribeConfigsRequest(Protocol):
     """The fields of kafka-python's DescribeConfigsRequest this handler reads."""
 
     resources: Sequence[DescribeConfigsResource]
+    include_synonyms: bool  # v1+
 
 
 def _row(
@@ -69,9 +71,29 @@ def _topic_rows(ctx: RequestContext, name: str) -> list[dict[str, Any]]:
     return [_row(e.name, e.value, int(e.source), int(e.type)) for e in ctx.topics.describe_config(name)]
 
 
-def _broker_rows(ctx: RequestContext, name: str) -> list[dict[str, Any]]:
+def _synonyms(
+    ctx: RequestContext, key: str, dynamic: dict[str, str], default_dynamic: dict[str, str]
+) -> list[dict[str, Any]]:
+    """Every level that sets `key`, the one in force first (KIP-226's synonyms of a broker config)."""
+    out = []
+    if key in dynamic:
+        out.append(dict(name=key, value=dynamic[key], source=_DYNAMIC_BROKER_CONFIG))
+    if key in default_dynamic:
+        out.append(dict(name=key, value=default_dynamic[key], source=_DYNAMIC_DEFAULT_BROKER_CONFIG))
+    static = ctx.configs.static_value(key)
+    if static is not None:
+        out.append(dict(name=key, value=static, source=_STATIC_BROKER_CONFIG))
+    prop = PROPERTIES.get(key)
+    if prop is not None and prop.default is not None:
+        text = str(prop.default).lower() if isinstance(prop.default, bool) else str(prop.default)
+        out.append(dict(name=key, value=text, source=_DEFAULT_CONFIG))
+    return out
+
+
+def _broker_rows(ctx: RequestContext, name: str, synonyms: bool = False) -> list[dict[str, Any]]:
     """A broker's configs with their sources (its own dynamic value, the cluster default's, the static
-    one, Kafka's default); the cluster default resource ("") lists only its dynamic configs."""
+    one, Kafka's default) and, asked for, the synonyms behind each; the cluster default resource ("")
+    lists only its dynamic configs."""
     configs = ctx.configs
     default_dynamic = configs.dynamic_default
     if name == "":
@@ -94,16 +116,19 @@ def _broker_rows(ctx: RequestContext, name: str) -> list[dict[str, Any]]:
         else:
             source = _DEFAULT_CONFIG
         text = str(value).lower() if isinstance(value, bool) else str(value)
-        rows.append(_row(key, text, source, _STRING, is_read_only(key)))
+        row = _row(key, text, source, _STRING, is_read_only(key))
+        if synonyms:
+            row["synonyms"] = _synonyms(ctx, key, dynamic, default_dynamic)
+        rows.append(row)
     return rows
 
 
-def _rows(ctx: RequestContext, resource: DescribeConfigsResource) -> list[dict[str, Any]]:
+def _rows(ctx: RequestContext, resource: DescribeConfigsResource, synonyms: bool) -> list[dict[str, Any]]:
     if resource.resource_type == TOPIC:
         return _topic_rows(ctx, resource.resource_name)
     if resource.resource_type == BROKER:
         check_broker_name(resource.resource_name, ctx.cluster.node_id)
-        return _broker_rows(ctx, resource.resource_name)
+        return _broker_rows(ctx, resource.resource_name, synonyms)
     if resource.resource_type == BROKER_LOGGER:
         check_broker_name(resource.resource_name, ctx.cluster.node_id)
         return [_row(n, level, _DYNAMIC_BROKER_LOGGER_CONFIG, _STRING) for n, level in LEVELS.describe()]
@@ -115,8 +140,8 @@ def _rows(ctx: RequestContext, resource: DescribeConfigsResource) -> list[dict[s
     raise InvalidResource(f"unsupported resource type {resource.resource_type}")
 
 
-def _describe(ctx: RequestContext, resource: DescribeConfigsResource) -> dict[str, Any]:
-    out, rows = resource_result(resource, partial(_rows, ctx, resource))
+def _describe(ctx: RequestContext, resource: DescribeConfigsResource, synonyms: bool) -> dict[str, Any]:
+    out, rows = resource_result(resource, partial(_rows, ctx, resource, synonyms))
     keys = resource.configuration_keys
     if rows is not None and keys is not None:
         wanted = set(keys)
@@ -126,4 +151,5 @@ def _describe(ctx: RequestContext, resource: DescribeConfigsResource) -> dict[st
 
 
 def handle(ctx: RequestContext, request: DescribeConfigsRequest) -> Any:
-    return ctx.response(throttle_time_ms=0, results=[_describe(ctx, r) for r in request.resources])
+    synonyms = ctx.version >= 1 and bool(request.include_synonyms)
+    return ctx.response(throttle_time_ms=0, results=[_describe(ctx, r, synonyms) for r in request.resources])

@@ -170,3 +170,32 @@ def test_max_connections_per_ip_applies_at_once(broker: ThreadBroker) -> None:
     with WireClient(broker.bootstrap) as a, WireClient(broker.bootstrap) as b:
         assert a.request(18, 0).error_code == 0 and b.request(18, 0).error_code == 0
         wait_until(lambda: _talks(broker.bootstrap), 30, "a third connection under the raised limit")
+
+
+def test_synonyms_show_every_level_in_force_order(broker_factory: Callable[..., ThreadBroker]) -> None:
+    broker = broker_factory(log_retention_ms=7200000)  # a static value
+    assert _raw_set(broker.bootstrap, "", "log.retention.ms", "5400000") == (0, None)
+    assert _raw_set(broker.bootstrap, "1", "log.retention.ms", "3600000") == (0, None)
+    with WireClient(broker.bootstrap) as wire:
+        r = wire.request(
+            32,
+            4,
+            resources=[
+                dict(resource_type=BROKER, resource_name="1", configuration_keys=["log.retention.ms"])
+            ],
+            include_synonyms=True,
+            include_documentation=False,
+        )
+        bare = wire.request(
+            32,
+            4,
+            resources=[
+                dict(resource_type=BROKER, resource_name="1", configuration_keys=["log.retention.ms"])
+            ],
+            include_synonyms=False,
+            include_documentation=False,
+        )
+    (entry,) = r.results[0].configs
+    assert (entry.value, entry.config_source) == ("3600000", 2)
+    assert [(s.value, s.source) for s in entry.synonyms] == [("3600000", 2), ("5400000", 3), ("7200000", 4)]
+    assert list(bare.results[0].configs[0].synonyms) == []
