@@ -111,3 +111,4 @@ def reassign(
     if leader is None:
         leader = next((r for r in state.isr if r in live), -1)
     topology._set_leader(topic, partition, state, leader)
+    topology._changed()  # the placement is saved, so a restart keeps it

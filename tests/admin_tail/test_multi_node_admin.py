@@ -59,3 +59,11 @@ def test_reassignment_completes_and_preferred_election_restores_leaders(
     response = admin.elect_leaders(0, {"moving": [0]}, raise_errors=False)
     (partition,) = response.replica_election_results[0].partition_result
     assert partition.error_code == 84  # 3 is the preferred leader already
+
+
+def test_a_manual_placement_survives_a_restart(cluster: KafkitoHandle, admin: KafkaAdminClient) -> None:
+    admin.create_topics([KNewTopic("kept", replica_assignments={0: [3, 2]})])
+    admin.alter_partition_reassignments({TopicPartition("kept", 0): [2, 1]})
+    admin.close()
+    cluster.restart()
+    assert _state(cluster, "kept")[0][1] == [2, 1]
