@@ -1,0 +1,131 @@
+"""Acquiring a share partition's records from its log for one member, and the batches that carry them.
+
+Released (AVAILABLE) records come first, then new ones from `next_offset` up to the high watermark
+(read_uncommitted, the default `share.isolation.level`) or the last stable offset (read_committed, whose
+aborted transactional batches are archived unseen). New records are taken a whole batch at a time, so
+`max_records` may be exceeded to end on a batch boundary (Kafka's batch-optimized acquire mode), or
+cut exactly in the record-limit mode. Control batches are archived: no member is given them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kafkito.broker.log.batch import CONTROL_MASK, TRANSACTIONAL_MASK, BatchHeader, iter_headers
+from kafkito.broker.log.partition_log import PartitionLog
+from kafkito.broker.share.partition import SharePartition
+from kafkito.broker.share.states import AcquiredRange
+
+READ_UNCOMMITTED = 0
+READ_COMMITTED = 1
+BATCH_OPTIMIZED = 0
+RECORD_LIMIT = 1
+_CHUNK = 256 * 1024
+
+
+@dataclass(slots=True)
+class Acquired:
+    records: bytes = b""
+    ranges: list[AcquiredRange] = field(default_factory=list)
+
+
+def acquire(
+    sp: SharePartition,
+    plog: PartitionLog,
+    member_id: str,
+    max_records: int,
+    max_bytes: int,
+    isolation: int = READ_UNCOMMITTED,
+    mode: int = BATCH_OPTIMIZED,
+) -> Acquired:
+    """Acquire up to `max_records` for `member_id`; the record batches holding them and their ranges."""
+    if sp.start_offset < plog.log_start_offset:
+        sp.passed(plog.log_start_offset)
+    offsets = sp.available(max_records)
+    room = min(max_records - len(offsets), sp.window_room())
+    bound = plog.last_stable_offset if isolation == READ_COMMITTED else plog.high_watermark
+    if room > 0 and sp.next_offset < bound:
+        offsets += _new_offsets(sp, plog, room, max_bytes, bound, isolation, mode == RECORD_LIMIT)
+    ranges = sp.acquire(member_id, offsets) if offsets else []
+    if not ranges:
+        return Acquired()
+    return Acquired(_batches_of(plog, ranges), ranges)
+
+
+def _new_offsets(
+    sp: SharePartition,
+    plog: PartitionLog,
+    room: int,
+    max_bytes: int,
+    bound: int,
+    isolation: int,
+    strict: bool,
+) -> list[int]:
+    new: list[int] = []
+    skipped: list[int] = []
+    aborted = _aborted(plog, sp.next_offset, bound) if isolation == READ_COMMITTED else []
+    position = sp.next_offset
+    read = 0
+    while position < bound and len(new) < room and (read < max_bytes or not new):
+        chunk = plog.read(position, _CHUNK)
+        advanced = False
+        for _, header in iter_headers(chunk):
+            if header.next_offset <= position or header.base_offset >= bound:
+                continue
+            advanced = True
+            first = max(header.base_offset, position)
+            position = header.next_offset
+            span = range(first, min(header.next_offset, bound))
+            if header.attributes & CONTROL_MASK or _is_aborted(header, aborted):
+                skipped.extend(span)
+                continue
+            new.extend(span)
+            read += header.size
+            if len(new) >= room or read >= max_bytes:
+                break
+        if not advanced:
+            break
+    if strict:
+        new = new[:room]
+    if skipped:
+        sp.skip(skipped)
+    return new
+
+
+def _aborted(plog: PartitionLog, start: int, end: int) -> list[tuple[int, int, int]]:
+    """(producer id, first offset, abort marker offset) of aborted transactions overlapping [start, end)."""
+    return [(e.producer_id, e.first_offset, e.last_offset) for e in plog.aborted_entries(start, end)]
+
+
+def _is_aborted(header: BatchHeader, aborted: list[tuple[int, int, int]]) -> bool:
+    if not aborted or not header.attributes & TRANSACTIONAL_MASK:
+        return False
+    return any(
+        pid == header.producer_id and first <= header.base_offset < marker for pid, first, marker in aborted
+    )
+
+
+def _batches_of(plog: PartitionLog, ranges: list[AcquiredRange]) -> bytes:
+    """The stored batches overlapping any acquired range, in offset order."""
+    out: list[bytes] = []
+    last = ranges[-1].last_offset
+    position = ranges[0].first_offset
+    i = 0
+    while position <= last:
+        chunk = plog.read(position, _CHUNK)
+        view = memoryview(chunk)
+        advanced = False
+        for pos, header in iter_headers(chunk):
+            if header.next_offset <= position:
+                continue
+            advanced = True
+            position = header.next_offset
+            while i < len(ranges) and ranges[i].last_offset < header.base_offset:
+                i += 1
+            if i < len(ranges) and ranges[i].first_offset <= header.last_offset:
+                out.append(bytes(view[pos : pos + header.size]))
+            if position > last:
+                break
+        if not advanced:
+            break
+    return b"".join(out)

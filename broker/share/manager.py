@@ -1,0 +1,271 @@
+"""ShareManager: the broker's share partitions, share sessions and share-state log, and the work of
+ShareFetch and ShareAcknowledge on them (Kafka's SharePartitionManager), driven by the broker clock.
+
+A share partition is built on first use from its persisted state; one never initialized starts where
+the group's `share.auto.offset.reset` says (latest by default). Fetches with nothing to give park in
+the share-fetch purgatory, watched on (topic, partition), until an append or a release wakes them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import structlog
+
+from kafkito.broker.log.errors import LogError
+from kafkito.broker.share.acquire import BATCH_OPTIMIZED, READ_UNCOMMITTED, acquire
+from kafkito.broker.share.partition import ShareLimits, SharePartition
+from kafkito.broker.share.sessions import ShareSession, ShareSessions
+from kafkito.broker.share.state_codec import ShareStateKey
+from kafkito.broker.share.state_log import ShareStateLog, StateLogConfig
+from kafkito.broker.share.states import AcquiredRange, StateBatch
+from kafkito.protocol.errors import ErrorCode
+from kafkito.purgatory import DelayedOperation, Purgatory, Timer
+
+if TYPE_CHECKING:
+    from kafkito.broker.log.manager import LogManager
+
+log = structlog.get_logger("kafkito.share")
+
+Key = tuple[str, uuid.UUID, int]  # (group id, topic id, partition)
+# (group id, (log start, log end)) -> the start offset share.auto.offset.reset gives
+StartOffset = Callable[[str, tuple[int, int]], int]
+LockDuration = Callable[[str], int]  # group id -> share.record.lock.duration.ms
+
+
+@dataclass(slots=True)
+class PartitionFetchResult:
+    topic_id: uuid.UUID
+    partition: int
+    error: ErrorCode = ErrorCode.NONE
+    message: str | None = None
+    records: bytes = b""
+    ranges: list[AcquiredRange] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class FetchParams:
+    max_records: int = 500
+    max_bytes: int = 0x7FFFFFFF
+    mode: int = BATCH_OPTIMIZED
+
+
+class ShareManager:
+    """Every share partition of the broker, and the operations the share handlers run on them."""
+
+    def __init__(
+        self,
+        logs: LogManager,
+        timer: Timer,
+        limits: ShareLimits,
+        state_config: StateLogConfig,
+        wall_ms: Callable[[], int],
+        isolation: int = READ_UNCOMMITTED,
+    ) -> None:
+        self.logs = logs
+        self.timer = timer
+        self.limits = limits
+        self.isolation = isolation
+        self.state = ShareStateLog(logs, state_config, wall_ms)
+        self.sessions = ShareSessions()
+        self.partitions: dict[Key, SharePartition] = {}
+        self.purgatory: Purgatory[DelayedShareFetch] = Purgatory("ShareFetch", timer)
+        self.start_offset: StartOffset = lambda _group, offsets: offsets[1]
+        self.lock_duration: LockDuration = lambda _group: limits.record_lock_duration_ms
+
+    def load(self) -> int:
+        """Reload `__share_group_state` (at start): the share partitions come back on first use."""
+        read = self.state.load()
+        if read:
+            log.info("share.state_loaded", records=read, partitions=len(self.state.states))
+        return read
+
+    # -- share partitions ------------------------------------------------------------------------
+
+    def partition(self, group_id: str, topic_id: uuid.UUID, partition: int) -> SharePartition:
+        """The share partition, built from its persisted state (initialized first if it has none);
+        raises LogError for an unknown topic or partition."""
+        key = (group_id, topic_id, partition)
+        sp = self.partitions.get(key)
+        if sp is not None:
+            return sp
+        info = self.logs.topic_by_id(topic_id)
+        if info is None:
+            raise LogError(f"unknown topic id {topic_id}")
+        plog = self.logs.get_log(info.name, partition)
+        skey = ShareStateKey(*key)
+        persisted = self.state.states.get(skey)
+        if persisted is None:
+            start = self.start_offset(group_id, (plog.log_start_offset, plog.log_end_offset))
+            self.state.initialize(skey, start)
+            persisted = self.state.states[skey]
+        limits = ShareLimits(
+            self.lock_duration(group_id), self.limits.delivery_count_limit, self.limits.max_record_locks
+        )
+        sp = SharePartition(key, persisted.start_offset, self.timer, limits)
+        sp.restore(persisted.start_offset, persisted.batches())
+        sp.on_write = lambda start, batches: self._write(skey, start, batches)
+        name = info.name
+        sp.on_release = lambda: self.wake(name, partition)
+        self.partitions[key] = sp
+        return sp
+
+    def _write(self, key: ShareStateKey, start: int, batches: list[StateBatch]) -> None:
+        self.state.write(key, start, batches)
+
+    # -- ShareFetch / ShareAcknowledge -----------------------------------------------------------
+
+    def fetch_now(
+        self, group_id: str, member_id: str, wanted: Sequence[tuple[uuid.UUID, int]], params: FetchParams
+    ) -> list[PartitionFetchResult]:
+        """Acquire what each wanted partition has for the member (no waiting)."""
+        results: list[PartitionFetchResult] = []
+        budget_records = max(params.max_records, 1)
+        budget_bytes = params.max_bytes
+        for topic_id, partition in wanted:
+            result = PartitionFetchResult(topic_id, partition)
+            results.append(result)
+            if budget_records <= 0:
+                continue
+            try:
+                info = self.logs.topic_by_id(topic_id)
+                if info is None:
+                    result.error = ErrorCode.UNKNOWN_TOPIC_ID
+                    continue
+                sp = self.partition(group_id, topic_id, partition)
+                plog = self.logs.get_log(info.name, partition)
+                got = acquire(
+                    sp, plog, member_id, budget_records, max(budget_bytes, 1), self.isolation, params.mode
+                )
+            except LogError as exc:
+                result.error = exc.code
+                result.message = str(exc)
+                continue
+            result.records, result.ranges = got.records, got.ranges
+            budget_records -= sum(r.last_offset - r.first_offset + 1 for r in got.ranges)
+            budget_bytes -= len(got.records)
+        return results
+
+    def acknowledge(
+        self,
+        group_id: str,
+        member_id: str,
+        topic_id: uuid.UUID,
+        partition: int,
+        batches: Sequence[tuple[int, int, Sequence[int]]],
+        renew: bool = False,
+    ) -> ErrorCode:
+        try:
+            sp = self.partition(group_id, topic_id, partition)
+        except LogError as exc:
+            return exc.code
+        return sp.acknowledge(member_id, batches, renew)
+
+    def park(
+        self,
+        group_id: str,
+        member_id: str,
+        wanted: Sequence[tuple[uuid.UUID, int]],
+        params: FetchParams,
+        max_wait_ms: int,
+    ) -> asyncio.Future[list[PartitionFetchResult]]:
+        """A fetch that found nothing waits until something is acquired for it or `max_wait_ms` passes."""
+        done: asyncio.Future[list[PartitionFetchResult]] = asyncio.get_running_loop().create_future()
+        op = DelayedShareFetch(max_wait_ms, self, group_id, member_id, list(wanted), params, done)
+        keys = []
+        for topic_id, partition in wanted:
+            info = self.logs.topic_by_id(topic_id)
+            if info is not None:
+                keys.append((info.name, partition))
+        self.purgatory.try_complete_else_watch(op, keys)
+        return done
+
+    def wake(self, topic: str, partition: int) -> None:
+        """An append (or a release) on the partition: parked share fetches try again."""
+        if self.purgatory.pending:
+            self.purgatory.check_and_complete((topic, partition))
+
+    # -- sessions --------------------------------------------------------------------------------
+
+    def release_session(
+        self, session: ShareSession, partitions: Sequence[tuple[uuid.UUID, int]] | None = None
+    ) -> None:
+        """The member's records in the session's partitions (or those given) go back to the group."""
+        for topic_id, partition in list(session.partitions) if partitions is None else partitions:
+            sp = self.partitions.get((session.group_id, topic_id, partition))
+            if sp is not None:
+                sp.release_member(session.member_id)
+
+    # -- the persister of share groups (S-GRP's SharePersister) ----------------------------------
+
+    def initialize(self, group_id: str, topic_id: uuid.UUID, partition: int, start_offset: int) -> None:
+        key = (group_id, topic_id, partition)
+        self.state.initialize(ShareStateKey(*key), start_offset)
+        sp = self.partitions.get(key)
+        if sp is not None:
+            sp.reset(start_offset)
+
+    def delete(self, group_id: str, topic_id: uuid.UUID, partition: int) -> None:
+        key = (group_id, topic_id, partition)
+        sp = self.partitions.pop(key, None)
+        if sp is not None:
+            sp.cancel_locks()
+        self.state.delete(ShareStateKey(*key))
+
+    def close(self) -> None:
+        for sp in self.partitions.values():
+            sp.cancel_locks()
+
+
+class DelayedShareFetch(DelayedOperation):
+    """A ShareFetch parked until records are acquired for it or its max wait passes (then empty)."""
+
+    __slots__ = ("_done", "_group", "_manager", "_member", "_params", "_ready", "_wanted")
+
+    def __init__(
+        self,
+        delay_ms: int,
+        manager: ShareManager,
+        group_id: str,
+        member_id: str,
+        wanted: list[tuple[uuid.UUID, int]],
+        params: FetchParams,
+        done: asyncio.Future[list[PartitionFetchResult]],
+    ) -> None:
+        super().__init__(delay_ms)
+        self._manager = manager
+        self._group = group_id
+        self._member = member_id
+        self._wanted = wanted
+        self._params = params
+        self._done = done
+        self._ready: list[PartitionFetchResult] | None = None
+
+    def try_complete(self) -> bool:
+        if self._done.done():
+            return self.force_complete()
+        results = self._manager.fetch_now(self._group, self._member, self._wanted, self._params)
+        if any(r.ranges or r.error for r in results):
+            self._ready = results
+            return self.force_complete()
+        return False
+
+    def on_complete(self) -> None:
+        results = self._ready
+        if results is None:
+            results = [PartitionFetchResult(t, p) for t, p in self._wanted]
+        if not self._done.done():
+            self._done.set_result(results)
+        elif self._ready is not None:
+            # The request went away (connection closed) after records were acquired: give them back.
+            for topic_id, partition in self._wanted:
+                sp = self._manager.partitions.get((self._group, topic_id, partition))
+                if sp is not None:
+                    sp.release_member(self._member)
+
+    def on_expiration(self) -> None:
+        pass
