@@ -134,3 +134,13 @@ _LOOPBACK = ("127.", "::1", "localhost")
 def open_to_network(listener: Listener) -> bool:
     """A listener bound beyond loopback."""
     return not listener.host.startswith(_LOOPBACK)
+
+
+# Kafka's PASSWORD-type properties (and any listener-prefixed form of them): DescribeConfigs names them
+# and never shows their values.
+_SENSITIVE = ("sasl.jaas.config", "ssl.key.password", "ssl.keystore.password", "ssl.truststore.password",
+              "ssl.keystore.key", "password")  # fmt: skip
+
+
+def is_sensitive(name: str) -> bool:
+    return name.endswith(_SENSITIVE)

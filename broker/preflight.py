@@ -109,7 +109,9 @@ def topic_default_properties() -> frozenset[str]:
 
 def unknown_properties(config: Config, known_elsewhere: frozenset[str]) -> list[tuple[str, str | None]]:
     """(name, nearest known name or None) for each given property kafkito does not know."""
-    unknown = sorted(name for name in config.extra if name not in known_elsewhere)
+    unknown = sorted(
+        name for name in config.extra if name not in known_elsewhere and not name.startswith("listener.name.")
+    )  # `listener.name.<listener>.<property>`: read by the listener it names (broker.listeners)
     if not unknown:
         return []
     import difflib  # only when a name is unknown: its imports cost every start a few ms
@@ -199,3 +201,17 @@ def check(config: Config, nodes: int = 1) -> None:
     check_data_dir(config.data_dir)
     for port in range(config.port, config.port + nodes) if config.port else [0]:
         check_port_free(config.host, port)
+    if config.listeners:
+        check_listeners(config)
+
+
+def check_listeners(config: Config) -> None:
+    """`listeners` parses, and each listener's TLS stores and SASL settings load (broker.auth)."""
+    from kafkito.broker.listeners import listeners_of
+
+    for listener in listeners_of(config)[1:]:
+        if listener.port:
+            check_port_free(listener.host, listener.port)
+    from kafkito.broker.auth.listener_security import check_listener_settings
+
+    check_listener_settings(config)

@@ -106,3 +106,15 @@ class ListenerSecurity:
         if name is None:
             raise ValueError(f"no ssl.principal.mapping.rules rule applies to {dn}")
         return f"User:{name}"
+
+
+def check_listener_settings(config: Config) -> None:
+    """Build every listener's settings once (ConfigError on the first bad one), before the broker starts."""
+    from kafkito.broker.listeners import listeners_of
+
+    for listener in listeners_of(config):
+        ListenerSecurity(listener, config, _no_store)
+
+
+def _no_store() -> SecurityStore:
+    raise RuntimeError("no security store before the broker starts")

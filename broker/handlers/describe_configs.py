@@ -23,6 +23,7 @@ from kafkito.broker.handlers.config_resources import (
     check_broker_name,
     resource_result,
 )
+from kafkito.broker.listeners import is_sensitive
 from kafkito.broker.logger_levels import LEVELS
 
 API_KEY = 32
@@ -119,6 +120,8 @@ def _broker_rows(ctx: RequestContext, name: str, synonyms: bool = False) -> list
         row = _row(key, text, source, _STRING, is_read_only(key))
         if synonyms:
             row["synonyms"] = _synonyms(ctx, key, dynamic, default_dynamic)
+        if is_sensitive(key):  # passwords, keys, JAAS configs: named, never shown (as Kafka)
+            row.update(value=None, is_sensitive=True, synonyms=[dict(s, value=None) for s in row["synonyms"]])
         rows.append(row)
     return rows
 
