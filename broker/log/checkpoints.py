@@ -8,6 +8,7 @@ partition, so a change costs O(1) and a deleted partition takes its offsets with
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from pathlib import Path
 
 CLEAN_SHUTDOWN_FILE = ".clean-shutdown"
@@ -16,8 +17,12 @@ CLEANER_OFFSET_FILE = "cleaner-offset"
 RECOVERY_POINT_FILE = "recovery-point"
 
 
-def read_offset(directory: Path, name: str) -> int | None:
-    """The offset in `directory/name`, or None if the file is missing or unreadable (torn)."""
+def read_offset(directory: Path, name: str, listing: Collection[str] | None = None) -> int | None:
+    """The offset in `directory/name`, or None if the file is missing or unreadable (torn).
+
+    `listing`, the directory's file names when the caller has them, spares opening a missing file."""
+    if listing is not None and name not in listing:
+        return None
     try:
         return int((directory / name).read_text().strip())
     except (FileNotFoundError, ValueError):

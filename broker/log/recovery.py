@@ -47,7 +47,7 @@ import mmap
 import os
 import shutil
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -70,22 +70,24 @@ _MAX_RECORDS_PER_COMPRESSED_BYTE = 64
 Buffer = bytes | bytearray | memoryview
 
 
-def segment_files(directory: Path) -> list[tuple[int, Path]]:
-    """(base offset, path) of the segment files in a partition directory, oldest first."""
+def segment_files(directory: Path, listing: Iterable[str] | None = None) -> list[tuple[int, Path]]:
+    """(base offset, path) of the segment files in a partition directory, oldest first (from
+    `listing`, the directory's file names, when the caller has them)."""
+    names = os.listdir(directory) if listing is None else listing
     return sorted(
-        (int(p.name[: -len(SUFFIX)]), p)
-        for p in directory.glob(f"*{SUFFIX}")
-        if p.name[: -len(SUFFIX)].isdigit()
+        (int(name[: -len(SUFFIX)]), directory / name)
+        for name in names
+        if name.endswith(SUFFIX) and name[: -len(SUFFIX)].isdigit()
     )
 
 
-def read_recovery_point(directory: Path, clean: bool) -> int:
+def read_recovery_point(directory: Path, clean: bool, listing: Collection[str] | None = None) -> int:
     """Offsets below this were fsynced. After a clean shutdown by a kafkito that kept no such file,
     every closed segment is trusted, as that kafkito trusted them."""
-    stored = read_offset(directory, RECOVERY_POINT_FILE)
+    stored = read_offset(directory, RECOVERY_POINT_FILE, listing)
     if stored is not None or not clean:
         return stored or 0
-    files = segment_files(directory)
+    files = segment_files(directory, listing)
     return files[-1][0] if files else 0
 
 
@@ -214,8 +216,10 @@ class SegmentLoader:
         clean_shutdown: bool,
         on_batch: Callable[[Segment, int, BatchHeader], None],
         logger: Any,
+        listing: Collection[str] | None = None,
     ) -> None:
         self.directory = directory
+        self.listing = listing  # the directory's file names, if the caller listed it already
         self.index_interval_bytes = index_interval_bytes
         self.now_ms = now_ms
         self.recovery_point = recovery_point
@@ -226,7 +230,7 @@ class SegmentLoader:
         self.repairs = 0
 
     def load(self) -> list[Segment]:
-        queue = deque(segment_files(self.directory))
+        queue = deque(segment_files(self.directory, self.listing))
         segments: list[Segment] = []
         while queue:
             base, path = queue.popleft()

@@ -8,6 +8,7 @@ truncation, and it hears of deleted segments and of producer expiry.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -95,15 +96,18 @@ class SegmentedLog:
 
     @storage_guarded
     def _open(self) -> None:
-        marker = self.directory / CLEAN_SHUTDOWN_FILE
-        clean = marker.exists()
-        marker.unlink(missing_ok=True)
+        # One listing of the directory answers which files exist (a restart opens every partition).
+        names = set(os.listdir(self.directory))
+        clean = CLEAN_SHUTDOWN_FILE in names
+        if clean:
+            (self.directory / CLEAN_SHUTDOWN_FILE).unlink(missing_ok=True)
         now = self._time_ms()
-        for pattern in ("*.tmp", "*.cleaned"):  # half-written checkpoints, unfinished compactions
-            for stray in self.directory.glob(pattern):
-                stray.unlink()
-        self._cleaner_offset = self._read_offset(CLEANER_OFFSET_FILE)
-        recovery_point = read_recovery_point(self.directory, clean)
+        strays = [name for name in names if name.endswith((".tmp", ".cleaned"))]
+        for name in strays:  # half-written checkpoints, unfinished compactions
+            (self.directory / name).unlink()
+        names.difference_update(strays)
+        self._cleaner_offset = read_offset(self.directory, CLEANER_OFFSET_FILE, names) or 0
+        recovery_point = read_recovery_point(self.directory, clean, names)
         loader = SegmentLoader(
             self.directory,
             index_interval_bytes=self.config.index_interval_bytes,
@@ -113,13 +117,14 @@ class SegmentedLog:
             clean_shutdown=clean,
             on_batch=self._replay_batch,
             logger=self._log,
+            listing=names,
         )
         self._segments = loader.load()
         if not self._segments:
             self._segments.append(Segment.create(self.directory, 0, self.config.index_interval_bytes, now))
         self._segment_bases = [s.base_offset for s in self._segments]
         self._state_rebuilt()
-        stored_start = self._read_offset(LOG_START_OFFSET_FILE)
+        stored_start = read_offset(self.directory, LOG_START_OFFSET_FILE, names) or 0
         self._log_start_offset = min(max(stored_start, self._segments[0].base_offset), self.log_end_offset)
         self._flushed_offset = self.log_end_offset if clean else min(recovery_point, self.log_end_offset)
         self._log.debug(
@@ -159,9 +164,6 @@ class SegmentedLog:
 
     def _expire(self, now_ms: int) -> None:
         """Periodic: forget what has expired by `now_ms` (with retention)."""
-
-    def _read_offset(self, name: str) -> int:
-        return read_offset(self.directory, name) or 0
 
     def _write_log_start_offset(self) -> None:
         write_offset(self.directory, LOG_START_OFFSET_FILE, self._log_start_offset)

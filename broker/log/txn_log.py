@@ -9,6 +9,7 @@ segments after they were opened or cut.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -77,14 +78,15 @@ class TxnLog:
     def sync_files(self, segments: Sequence[Segment]) -> None:
         """Make each segment's `.txnindex` file hold exactly the entries of the markers in it, and
         remove files no segment owns."""
-        owned: set[Path] = set()
+        present = {name for name in os.listdir(self.directory) if name.endswith(TXN_INDEX_SUFFIX)}
+        owned: set[str] = set()
         for i, segment in enumerate(segments):
             end = segments[i + 1].base_offset if i + 1 < len(segments) else segment.next_offset
             path = txn_index_path(self.directory, segment.base_offset)
-            owned.add(path)
+            owned.add(path.name)
             entries = self.aborted.in_range(segment.base_offset, max(end, segment.next_offset))
-            if read_entries(path) != (entries or None):
+            stored = read_entries(path) if path.name in present else None
+            if stored != (entries or None):
                 write_entries(path, entries)
-        for stray in self.directory.glob(f"*{TXN_INDEX_SUFFIX}"):
-            if stray not in owned:
-                stray.unlink()
+        for stray in present - owned:
+            (self.directory / stray).unlink()
