@@ -36,7 +36,11 @@ def store_add(data_dir: Path, user: str, password: str, mechanisms: list[ScramMe
     from kafkito.broker.security.scram import Upsertion
     from kafkito.broker.security.store import SecurityStore
 
-    store = SecurityStore(data_dir).load()
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        store = SecurityStore(data_dir).load()
+    except OSError as e:
+        raise ToolError(f"cannot open the security store in {data_dir}: {e.strerror}") from None
     try:
         for m in mechanisms:  # one alteration per user per request, as Kafka allows
             salt = os.urandom(32)
@@ -50,8 +54,7 @@ def store_add(data_dir: Path, user: str, password: str, mechanisms: list[ScramMe
 
 
 def _wire_add(bootstrap: str, user: str, password: str, mechanisms: list[ScramMechanism], iters: int) -> None:
-    from kafka.admin import KafkaAdminClient, ScramCredentialInfo, UserScramCredentialUpsertion
-    from kafka.admin import ScramMechanism as KpMechanism
+    from kafka.admin import KafkaAdminClient, UserScramCredentialUpsertion
     from kafka.errors import KafkaError
 
     try:
@@ -63,8 +66,7 @@ def _wire_add(bootstrap: str, user: str, password: str, mechanisms: list[ScramMe
     try:
         errors: dict[str, str] = {}
         for m in mechanisms:  # one alteration per user per request, as Kafka allows
-            info = ScramCredentialInfo(KpMechanism(int(m)), iters)
-            upsertion = UserScramCredentialUpsertion(user, info, password.encode())
+            upsertion = UserScramCredentialUpsertion(user, m.mechanism_name, password, iterations=iters)
             errors.update(
                 (name, e) for name, e in admin.alter_user_scram_credentials([upsertion]).items() if e
             )
