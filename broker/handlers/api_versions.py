@@ -19,9 +19,9 @@ API_KEY = 18
 VERSIONS = (0, 4)
 
 
-# Like Kafka 4 (KAFKA-18659): Produce is answered from v3 on (KIP-896), yet advertised from v0, because
-# librdkafka before 2.8 checks for Produce v2 in the range before it compresses with gzip, snappy or lz4,
-# and otherwise sends every batch uncompressed. With Kafka 4's minimums dispatch refuses Produce v0-v2.
+# Produce is advertised from v0 also with Kafka 4's minimums, where it is answered from v3 on (KIP-896),
+# as Kafka 4 does (KAFKA-18659): librdkafka before 2.8 checks for Produce v2 in the range before it
+# compresses with gzip, snappy or lz4, and otherwise sends every batch uncompressed.
 _ADVERTISED_MIN = {0: 0}
 
 
