@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from kafkito.protocol.errors import ErrorCode as E
+from tests.security import clients
+from tests.security.clients import Login
 from tests.security.conftest import (
     PLAIN_PASSWORD,
     PLAIN_USER,
@@ -91,3 +93,35 @@ def test_without_reauth_the_lifetime_is_zero_and_handshake_is_illegal(secure: Se
         assert scram_login(client, SCRAM_USER, SCRAM_PASSWORD).session_lifetime_ms == 0
         assert handshake(client, "SCRAM-SHA-512").error_code == E.ILLEGAL_SASL_STATE
         assert client.request(18, 0).error_code == E.NONE
+
+
+def test_confluent_kafka_reauthenticates_on_its_connections(reauth: SecureBroker) -> None:
+    from confluent_kafka import Producer
+    from structlog.testing import capture_logs
+
+    conf = clients.confluent_config(
+        Login(
+            reauth.bootstrap("SASL_SSL"), "SASL_SSL", "SCRAM-SHA-512", SCRAM_USER, SCRAM_PASSWORD, reauth.ca
+        )
+    )
+    with capture_logs() as logs:
+        producer = Producer(conf)
+        for i in range(12):
+            producer.produce("reauth-topic", f"v{i}".encode())
+            assert producer.flush(30) == 0
+            time.sleep(LIFETIME_MS / 1000 / 4)  # models time passing: three session lifetimes in all
+    events = [e["event"] for e in logs]
+    assert "sasl.reauthenticated" in events
+    assert not any("expired" in str(e.get("reason", "")) for e in logs)
+
+
+def test_confluent_kafka_oauthbearer_unsecured_jwt(reauth: SecureBroker) -> None:
+    from confluent_kafka import Producer
+
+    producer = Producer({
+        "bootstrap.servers": reauth.bootstrap("SASL_PLAINTEXT"), "security.protocol": "SASL_PLAINTEXT",
+        "sasl.mechanism": "OAUTHBEARER", "enable.sasl.oauthbearer.unsecure.jwt": True,
+        "sasl.oauthbearer.config": "principal=dave lifeSeconds=60",
+    })  # fmt: skip
+    producer.produce("oauth-topic", b"hello")
+    assert producer.flush(30) == 0
