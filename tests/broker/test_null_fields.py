@@ -61,8 +61,8 @@ def test_every_api_closes_on_a_null_required_field_with_one_line_and_no_tracebac
     running: ProcessBroker,
 ) -> None:
     # Every API but InitProducerId (its one string is nullable), DescribeAcls (its strings are nullable
-    # filters) and DescribeCluster (no string) has one.
-    assert {key for key, _, _ in supported_versions()} - {key for key, _, _ in CASES} == {22, 29, 60}
+    # filters), DescribeCluster and GetTelemetrySubscriptions (no string) has one.
+    assert {key for key, _, _ in supported_versions()} - {key for key, _, _ in CASES} == {22, 29, 60, 71}
     with WireClient(running.bootstrap) as probe:
         _probe(probe)
         for i, (key, version, path) in enumerate(CASES):
