@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 import structlog
 
 from kafkito.broker.coordinator.classic.group import ClassicGroup
 from kafkito.broker.coordinator.classic.state import GroupState
-from kafkito.broker.coordinator.consumer.group import ConsumerGroup
-from kafkito.broker.coordinator.consumer.groups import group_tombstones
 from kafkito.broker.coordinator.errors import offset_write_error
 from kafkito.broker.coordinator.records import (
     CoordinatorRecord,
@@ -39,23 +37,31 @@ from kafkito.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
     from kafkito.broker.coordinator.classic.heartbeat import Liveness
+    from kafkito.broker.coordinator.consumer.group import ConsumerGroup
     from kafkito.broker.coordinator.runtime import Runtime
 
 log = structlog.get_logger("kafkito.coordinator")
 
-OffsetGroup = ClassicGroup | ConsumerGroup
-"""Who holds committed offsets: a classic group or a KIP-848 consumer group."""
+OffsetGroup: TypeAlias = "ClassicGroup | ConsumerGroup"
+"""Who holds committed offsets: a classic group or a KIP-848 consumer group (any group that is not a
+`ClassicGroup`: the consumer-group modules are imported with the first consumer group, not at start)."""
 
 _NO_OFFSET_FETCHED = PartitionOffset(NO_OFFSET, "", -1, ErrorCode.NONE)
 _UNSTABLE = PartitionOffset(NO_OFFSET, "", -1, ErrorCode.UNSTABLE_OFFSET_COMMIT)
 
 
+def _group_tombstones(group: ConsumerGroup) -> list[CoordinatorRecord]:
+    from kafkito.broker.coordinator.consumer.groups import group_tombstones  # loaded with the group
+
+    return group_tombstones(group)
+
+
 def is_dead(group: OffsetGroup) -> bool:
-    return group.dead if isinstance(group, ConsumerGroup) else group.is_(GroupState.DEAD)
+    return group.is_(GroupState.DEAD) if isinstance(group, ClassicGroup) else group.dead
 
 
 def is_empty(group: OffsetGroup) -> bool:
-    return group.is_empty() if isinstance(group, ConsumerGroup) else group.is_(GroupState.EMPTY)
+    return group.is_(GroupState.EMPTY) if isinstance(group, ClassicGroup) else group.is_empty()
 
 
 def commit_target(
@@ -200,7 +206,7 @@ class OffsetManager:
         results: dict[TopicPartition, ErrorCode] = {}
         if is_empty(group):
             eligible = list(partitions)
-        elif isinstance(group, ConsumerGroup) or group.is_consumer_group:
+        elif not isinstance(group, ClassicGroup) or group.is_consumer_group:
             eligible = []
             for tp in partitions:
                 if group.is_subscribed_to_topic(tp.topic):
@@ -246,7 +252,7 @@ class OffsetManager:
         group_id = group.group_id
         partitions = {*group.offsets, *self.rt.txn_offsets.pending_partitions(group_id)}
         removed = self.delete_offsets(group, list(partitions), group_tombstone=False)
-        self.rt.write_tombstones(group_id, group_tombstones(group))
+        self.rt.write_tombstones(group_id, _group_tombstones(group))
         log.info("group.deleted", group=group_id, type="consumer", offsets_removed=removed)
         return ErrorCode.NONE
 
@@ -266,11 +272,11 @@ class OffsetManager:
         )
         # As Kafka: a group with open transactions stays until their markers.
         dead = is_empty(group) and not left and group_id not in self.rt.txn_offsets.open_by_group
-        if isinstance(group, ConsumerGroup):
+        if not isinstance(group, ClassicGroup):
             removed = self.delete_offsets(group, partitions, group_tombstone=False)
             if dead:
                 # Its records get tombstones, after the offsets' (replaying them removes the group).
-                self.rt.write_tombstones(group_id, group_tombstones(group))
+                self.rt.write_tombstones(group_id, _group_tombstones(group))
         else:
             if dead:
                 self.rt.transition(group, GroupState.DEAD, "no offsets left after expiry")

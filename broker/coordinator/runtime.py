@@ -14,11 +14,9 @@ import structlog
 from kafkito.broker.coordinator.classic.group import ClassicGroup
 from kafkito.broker.coordinator.classic.state import GroupState
 from kafkito.broker.coordinator.config import CoordinatorConfig
-from kafkito.broker.coordinator.consumer.group import ConsumerGroup
 from kafkito.broker.coordinator.consumer.topics import InMemoryTopics, TopicsView
 from kafkito.broker.coordinator.outbox import Outbox
 from kafkito.broker.coordinator.records import CoordinatorRecord, CoordinatorResult
-from kafkito.broker.coordinator.share.group import ShareGroup
 from kafkito.broker.coordinator.sink import RecordSink
 from kafkito.broker.coordinator.timeline import GroupTimeline
 from kafkito.broker.coordinator.txn_offsets import TransactionalOffsets
@@ -27,6 +25,8 @@ from kafkito.purgatory import Clock, Purgatory, Timer
 
 if TYPE_CHECKING:
     from kafkito.broker.coordinator.classic.delayed import DelayedHeartbeat, DelayedJoin, DelayedSync
+    from kafkito.broker.coordinator.consumer.group import ConsumerGroup
+    from kafkito.broker.coordinator.share.group import ShareGroup
 
 log = structlog.get_logger("kafkito.coordinator")
 

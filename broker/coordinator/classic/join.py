@@ -17,7 +17,6 @@ from kafkito.broker.coordinator.classic.group import ClassicGroup
 from kafkito.broker.coordinator.classic.member import Member, Protocols
 from kafkito.broker.coordinator.classic.snapshot import group_record
 from kafkito.broker.coordinator.classic.state import GroupState, IllegalGroupStateError
-from kafkito.broker.coordinator.consumer.groups import group_tombstones
 from kafkito.broker.coordinator.errors import group_write_error
 from kafkito.broker.coordinator.records import CoordinatorResult
 from kafkito.broker.coordinator.requests import JoinGroupRequest
@@ -130,6 +129,8 @@ class Join:
             self._send(callback, JoinGroupResult(member_id, ErrorCode.INCONSISTENT_GROUP_PROTOCOL))
             return False
         log.info("group.converted", group=group_id, to_type="classic", reason="classic member joined")
+        from kafkito.broker.coordinator.consumer.groups import group_tombstones  # loaded with the group
+
         self.rt.write_tombstones(group_id, group_tombstones(consumer))
         return True
 
