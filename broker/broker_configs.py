@@ -19,7 +19,7 @@ from kafkito.broker.dynamic_configs import refusal
 from kafkito.broker.dynamic_state import DEFAULT_SCOPE, DynamicStateStore
 from kafkito.broker.feature_updates import FeatureLevels
 from kafkito.broker.log.config import LogConfig, broker_defaults
-from kafkito.broker.log.errors import InvalidConfig
+from kafkito.broker.log.errors import InvalidConfig, KafkaStorageError
 
 if TYPE_CHECKING:
     from kafkito.broker.log.manager import LogManager
@@ -82,7 +82,8 @@ class BrokerConfigs:
         """Set and delete dynamic configs of `scope` ("" or a broker id); `replace` drops the others
         (legacy AlterConfigs). Checked as Kafka checks them, then saved, then applied.
 
-        Raises DynamicConfigError when Kafka would refuse the change (nothing changes then).
+        Raises DynamicConfigError when Kafka would refuse the change, KafkaStorageError when it cannot be
+        saved (nothing changes then).
         """
         message = refusal(to_set, per_broker=scope != DEFAULT_SCOPE)
         if message is not None:
@@ -102,9 +103,10 @@ class BrokerConfigs:
             state.broker_configs.pop(scope, None)
         try:
             self.store.save()
-        except OSError:
+        except OSError as exc:  # nothing changed: the client gets KAFKA_STORAGE_ERROR
             state.broker_configs = before
-            raise
+            log.error("config.dynamic_save_failed", path=str(self.store.path), error=str(exc))
+            raise KafkaStorageError(f"could not save the dynamic broker configs: {exc}") from exc
         self._apply(set().union(*before.values()) if before else set())
         log.info("config.dynamic_altered", scope=scope or "<default>", configs=current)
 

@@ -18,6 +18,7 @@ import structlog
 
 from kafkito.broker.dynamic_state import DynamicStateStore
 from kafkito.broker.features import FEATURES, KRAFT_VERSION, METADATA_VERSION
+from kafkito.broker.log.errors import KafkaStorageError
 
 log = structlog.get_logger("kafkito.features")
 
@@ -98,9 +99,10 @@ class FeatureLevels:
         state.features_epoch += 1
         try:
             self._store.save()
-        except OSError:
+        except OSError as exc:  # nothing changed: the client gets KAFKA_STORAGE_ERROR
             self.levels = before
             state.features = dict(before)
             state.features_epoch -= 1
-            raise
+            log.error("features.save_failed", path=str(self._store.path), error=str(exc))
+            raise KafkaStorageError(f"could not save the feature levels: {exc}") from exc
         log.info("features.updated", levels=changed, epoch=state.features_epoch)

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.feature_updates import SAFE_DOWNGRADE, UPGRADE, FeatureUpdate, FeatureUpdateError
+from kafkito.broker.log.errors import LogError
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 57
@@ -50,5 +51,7 @@ def handle(ctx: RequestContext, request: UpdateFeaturesRequest) -> Any:
         ctx.configs.features.update(updates, validate_only)
     except FeatureUpdateError as exc:
         code, message = ErrorCode.INVALID_UPDATE_VERSION, str(exc)
+    except LogError as exc:  # the levels could not be saved
+        code, message = exc.code, exc.message or None
     results = [dict(feature=u.name, error_code=code, error_message=message) for u in updates]
     return ctx.response(throttle_time_ms=0, error_code=code, error_message=message, results=results)

@@ -199,3 +199,20 @@ def test_synonyms_show_every_level_in_force_order(broker_factory: Callable[..., 
     assert (entry.value, entry.config_source) == ("3600000", 2)
     assert [(s.value, s.source) for s in entry.synonyms] == [("3600000", 2), ("5400000", 3), ("7200000", 4)]
     assert list(bare.results[0].configs[0].synonyms) == []
+
+
+def test_a_change_that_cannot_be_saved_is_a_storage_error_and_changes_nothing(broker: ThreadBroker) -> None:
+    assert broker.broker is not None
+    blocker = broker.broker.config.data_dir / "dynamic-state.json"
+    blocker.mkdir()  # the state file cannot be replaced now
+    code, message = _raw_set(broker.bootstrap, "1", "log.retention.ms", "1000")
+    assert code == 56 and message is not None and "could not save" in message  # KAFKA_STORAGE_ERROR
+    with WireClient(broker.bootstrap) as wire:
+        features = wire.request(
+            57, 1, timeout_ms=1000, validate_only=False,
+            feature_updates=[dict(feature="group.version", max_version_level=0, upgrade_type=2)],
+        )  # fmt: skip
+    assert features.error_code == 56
+    blocker.rmdir()
+    assert broker.broker.config.log_retention_ms is None  # unchanged
+    assert _raw_set(broker.bootstrap, "1", "log.retention.ms", "1000") == (0, None)
