@@ -32,6 +32,7 @@ from kafkito.broker.services import (
     Topics,
     TopicsOfGroups,
 )
+from kafkito.broker.share.manager import ShareManager
 from kafkito.broker.shutdown import StopSignals, StopSteps, close_logs
 from kafkito.broker.steering import Steering
 from kafkito.purgatory import Purgatory, SteerableClock, Timer, TimerTask
@@ -83,6 +84,7 @@ class Broker:
         self.transactions: TransactionCoordinator | None = None  # built on first use (_transactions)
         self.transactions_log: TransactionsManager | None = None
         self.security_store: SecurityStore | None = None  # built on first use (security)
+        self.share: ShareManager | None = None  # share partitions, built by start()
         self._cleaner: BackgroundCleaner | None = None
         self.cluster_id = config.cluster_id or ""
         self._periodic: dict[str, asyncio.TimerHandle | TimerTask] = {}
@@ -145,7 +147,26 @@ class Broker:
             groups=self.coordinator,
             transactions=OnFirstUse(self._transactions),
             security=OnFirstUse(self.security),
+            share=self._share(logs),
         )
+
+    def _share(self, logs: LogManager) -> ShareManager:
+        """The share partitions over `__share_group_state` (reloaded now if it exists), the share group
+        coordinator's persister, and woken by appends."""
+        from kafkito.broker.share.config import share_settings
+        from kafkito.broker.share.persister import BrokerSharePersister
+
+        limits, state_config = share_settings(self.config)
+        manager = ShareManager(logs, self.timer, limits, state_config, self.wall_ms)
+        manager.load()
+        configs = self.coordinator.share_group_configs
+        manager.start_offset = configs.start_offset
+        manager.lock_duration = lambda group_id: int(configs.value(group_id, "share.record.lock.duration.ms"))
+        self.coordinator.share_persister = BrokerSharePersister(manager)
+        self.coordinator.share_log_offsets = manager.log_offsets
+        logs.on_append.append(manager.wake)
+        self.share = manager
+        return manager
 
     def _transactions(self) -> TransactionCoordinator:
         """The transaction coordinator over `__transaction_state`, built and loaded on first use.

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from kafkito.broker.producer_ids import ProducerIdManager
     from kafkito.broker.security.store import SecurityStore
     from kafkito.broker.services import BrokerConfigs, Cluster, Fetches, Services, Topics
+    from kafkito.broker.share.manager import ShareManager
     from kafkito.broker.transactions import TransactionCoordinator
 
 
@@ -36,6 +37,7 @@ class RequestContext:
     groups: ClassVar[GroupCoordinator]
     transactions: ClassVar[TransactionCoordinator]
     security: ClassVar[SecurityStore]
+    share: ClassVar[ShareManager]
     # The connection's: the listener it came in on (None: the first) and its authenticated principal
     # (Kafka's `User:ANONYMOUS` on PLAINTEXT), for the authorizer. Set by `for_listener`/`for_principal`.
     listener: ClassVar[str | None] = None

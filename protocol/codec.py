@@ -80,6 +80,8 @@ MESSAGES: dict[int, tuple[str, str]] = {
     72: ("kafkito.protocol.telemetry", "PushTelemetry"),
     74: ("kafka.protocol.admin.configs", "ListConfigResources"),
     75: ("kafka.protocol.admin.topics", "DescribeTopicPartitions"),
+    78: ("kafkito.protocol.share_fetch", "ShareFetch"),
+    79: ("kafkito.protocol.share_fetch", "ShareAcknowledge"),
 }
 
 

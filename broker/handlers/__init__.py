@@ -69,6 +69,8 @@ APIS: tuple[tuple[str, int, int, int], ...] = (
     ("push_telemetry", 72, 0, 0),
     ("sasl_authenticate", 36, 0, 2),
     ("sasl_handshake", 17, 0, 1),
+    ("share_acknowledge", 79, 1, 2),
+    ("share_fetch", 78, 1, 2),
     ("share_group_describe", 77, 1, 1),
     ("share_group_heartbeat", 76, 1, 1),
     ("sync_group", 14, 0, 5),

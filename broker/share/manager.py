@@ -114,6 +114,17 @@ class ShareManager:
         self.partitions[key] = sp
         return sp
 
+    def log_offsets(self, topic_id: uuid.UUID, partition: int) -> tuple[int, int]:
+        """(log start, log end) of a partition, where share.auto.offset.reset starts; (0, 0) if unknown."""
+        info = self.logs.topic_by_id(topic_id)
+        if info is None:
+            return 0, 0
+        try:
+            plog = self.logs.get_log(info.name, partition)
+        except LogError:
+            return 0, 0
+        return plog.log_start_offset, plog.log_end_offset
+
     def _write(self, key: ShareStateKey, start: int, batches: list[StateBatch]) -> None:
         self.state.write(key, start, batches)
 

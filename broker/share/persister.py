@@ -45,7 +45,8 @@ class BrokerSharePersister:
         manager = self._manager
         if partitions is None:
             keys = {k for k in manager.partitions if k[0] == group_id}
-            keys |= {(k.group_id, k.topic_id, k.partition) for k in manager.state.states if k.group_id == group_id}
+            stored = manager.state.states
+            keys |= {(k.group_id, k.topic_id, k.partition) for k in stored if k.group_id == group_id}
             partitions = [(t, p) for _, t, p in keys]
         for topic_id, partition in list(partitions):
             manager.delete(group_id, topic_id, partition)
