@@ -80,8 +80,13 @@ MESSAGES: dict[int, tuple[str, str]] = {
     72: ("kafkito.protocol.telemetry", "PushTelemetry"),
     74: ("kafka.protocol.admin.configs", "ListConfigResources"),
     75: ("kafka.protocol.admin.topics", "DescribeTopicPartitions"),
+    76: ("kafkito.protocol.share_groups", "ShareGroupHeartbeat"),
+    77: ("kafkito.protocol.share_groups", "ShareGroupDescribe"),
     78: ("kafkito.protocol.share_fetch", "ShareFetch"),
     79: ("kafkito.protocol.share_fetch", "ShareAcknowledge"),
+    90: ("kafkito.protocol.share_groups", "DescribeShareGroupOffsets"),
+    91: ("kafkito.protocol.share_groups", "AlterShareGroupOffsets"),
+    92: ("kafkito.protocol.share_groups", "DeleteShareGroupOffsets"),
 }
 
 

@@ -84,6 +84,7 @@ from kafkito.broker.coordinator.share.describe import ShareGroupDescription, des
 from kafkito.broker.coordinator.share.group import ShareGroup
 from kafkito.broker.coordinator.share.group_configs import ShareGroupConfigs
 from kafkito.broker.coordinator.share.groups import LogOffsets, ShareGroups
+from kafkito.broker.coordinator.share.offsets import GroupStartOffsets, ShareOffsets, TopicResult
 from kafkito.broker.coordinator.share.persister_api import SharePersister
 from kafkito.broker.coordinator.share.records import is_share_group_record
 from kafkito.broker.coordinator.share.requests import ShareHeartbeatCallback, ShareHeartbeatRequest
@@ -134,6 +135,7 @@ class GroupCoordinator:
         self._heartbeats = Heartbeats(rt, self._consumer)
         self._classic_members = ClassicMembers(rt, self._consumer)
         self._share = ShareGroups(rt, share_config)
+        self._share_offsets = ShareOffsets(rt, self._share)
         self._liveness.other_groups = self._classic_member_heartbeat
         self._consumer.on_downgraded = self._downgraded
         # A classic group converted to a consumer group: whoever is parked rejoins the new group.
@@ -289,6 +291,27 @@ class GroupCoordinator:
     def describe_share_groups(self, group_ids: Iterable[str]) -> list[ShareGroupDescription]:
         """ShareGroupDescribe: GROUP_ID_NOT_FOUND for unknown ids and groups of another type."""
         return [describe_share_group(self._rt, group_id) for group_id in group_ids]
+
+    @entry
+    def describe_share_group_offsets(
+        self, group_id: str, topics: Sequence[tuple[str, Sequence[int]]] | None
+    ) -> GroupStartOffsets:
+        """DescribeShareGroupOffsets of one group (topics None: every partition it has state for)."""
+        return self._share_offsets.describe(group_id, topics)
+
+    @entry
+    def alter_share_group_offsets(
+        self, group_id: str, topics: Sequence[tuple[str, Sequence[tuple[int, int]]]]
+    ) -> tuple[ErrorCode, str | None, tuple[TopicResult, ...]]:
+        """AlterShareGroupOffsets: (partition, start offset) per topic, on an empty share group."""
+        return self._share_offsets.alter(group_id, topics)
+
+    @entry
+    def delete_share_group_offsets(
+        self, group_id: str, topic_names: Sequence[str]
+    ) -> tuple[ErrorCode, str | None, tuple[TopicResult, ...]]:
+        """DeleteShareGroupOffsets: an empty share group's state of whole topics."""
+        return self._share_offsets.delete(group_id, topic_names)
 
     def share_group_member_epoch(self, group_id: str, member_id: str) -> int | None:
         """The member's epoch in that share group; None when it is not a member (ShareFetch asks)."""

@@ -58,12 +58,12 @@ def _absent(ctx: RequestContext, group_id: str, consumer_group_ids: frozenset[st
 
 
 def _consumer_group_ids(ctx: RequestContext, group_ids: list[str]) -> frozenset[str]:
-    """Which of these ids name a KIP-848 consumer group."""
+    """Which of these ids name a KIP-848 consumer group or a share group."""
     if not group_ids:
         return frozenset()
-    return frozenset(
-        d.group_id for d in ctx.groups.describe_consumer_groups(group_ids) if d.error == ErrorCode.NONE
-    )
+    consumer = ctx.groups.describe_consumer_groups(group_ids)
+    share = ctx.groups.describe_share_groups(group_ids)  # not classic groups either (KIP-932)
+    return frozenset(d.group_id for d in (*consumer, *share) if d.error == ErrorCode.NONE)
 
 
 def _described(d: DescribedGroup, operations: set[int] | None) -> dict[str, Any]:

@@ -28,6 +28,13 @@ from kafkito.broker.offsets.records import (
     decode_key,
     decode_offset_value,
 )
+from kafkito.broker.offsets.share_records import RECORD_TYPE_NAMES as SHARE_RECORD_TYPE_NAMES
+from kafkito.broker.offsets.share_records import (
+    decode_share_key,
+    decode_share_record,
+    describe_share_record,
+    is_share_key,
+)
 
 _PARTITION_DIR = re.compile(rf"^{OFFSETS_TOPIC}-(\d+)$")
 _READ = 1 << 20
@@ -86,6 +93,8 @@ def describe(
 ) -> tuple[str | None, dict[str, Any]]:
     """(group, JSON-ready description) of one record; group is None for keys of unknown versions.
     `topic_names` (topic id to name) names the topics of consumer-group assignments."""
+    if is_share_key(raw_key):
+        return _describe_share(raw_key, raw_value, topic_names or {})
     try:
         key = decode_key(raw_key)
     except RecordFormatError as exc:
@@ -99,6 +108,22 @@ def describe(
     except RecordFormatError as exc:
         out["value"] = {"error": str(exc), "hex": raw_value.hex()}
     return group, out
+
+
+def _describe_share(
+    raw_key: bytes, raw_value: bytes | None, topic_names: TopicNames
+) -> tuple[str | None, dict[str, Any]]:
+    """A share-group record (types 9-15): its key fields, and its value's fields (None: tombstone)."""
+    try:
+        record_type, group, member = decode_share_key(raw_key)
+        record = decode_share_record(raw_key, raw_value)
+    except RecordFormatError as exc:
+        return None, {"key": {"error": str(exc), "hex": raw_key.hex()}}
+    key: dict[str, Any] = {"type": SHARE_RECORD_TYPE_NAMES[record_type], "group": group}
+    if member is not None:
+        key["member_id"] = member
+    value = None if raw_value is None else describe_share_record(record, dict(topic_names))
+    return group, {"key": key, "value": value}
 
 
 def _describe_key(key: Key) -> tuple[str | None, dict[str, Any]]:

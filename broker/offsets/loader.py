@@ -30,6 +30,8 @@ from kafkito.broker.offsets.records import (
     decode_offset_key,
     decode_offset_value,
 )
+from kafkito.broker.offsets.share_records import REPLAY_ORDER as SHARE_REPLAY_ORDER
+from kafkito.broker.offsets.share_records import decode_share_record, is_share_key
 
 if TYPE_CHECKING:
     from kafkito.broker.log.batch import BatchHeader
@@ -221,7 +223,9 @@ def _group_order(records: list[CoordinatorRecord]) -> list[CoordinatorRecord]:
     consumer: list[CoordinatorRecord] = [
         r for r in records if not isinstance(r, (GroupMetadataRecord, ConsumerGroupPartitionMetadataRecord))
     ]
-    consumer.sort(key=lambda r: REPLAY_ORDER.get(type(r), len(REPLAY_ORDER)))
+    consumer.sort(
+        key=lambda r: REPLAY_ORDER.get(type(r), len(REPLAY_ORDER) + SHARE_REPLAY_ORDER.get(type(r), 0))
+    )
     return classic + consumer
 
 
@@ -275,6 +279,8 @@ def _decode(raw_key: bytes, raw_value: bytes, time: TimeBase) -> CoordinatorReco
             None if v.expire_timestamp is None else from_wall(v.expire_timestamp),
         )
         return OffsetCommitRecord(group_id, TopicPartition(topic, partition), offset)
+    if is_share_key(raw_key):
+        return decode_share_record(raw_key, raw_value)
     key = decode_key(raw_key)
     if isinstance(key, ConsumerGroupKey):
         return decode_consumer_record(key, raw_value, time)

@@ -310,7 +310,12 @@ class ShareGroups:
             for partition in sorted(partitions):
                 offset = self.configs.start_offset(group_id, self.log_offsets(topic_id, partition))
                 persister.initialize(group_id, topic_id, partition, offset)
-        self.write(group_id, [state_record(group, self.rt.topics, {}, fresh)], lambda _error: None)
+        self.write_state(group, fresh)
+
+    def write_state(self, group: ShareGroup, initialized: TopicPartitions) -> None:
+        """Record partitions initialized in the persister (nobody waits for the write)."""
+        record = state_record(group, self.rt.topics, {}, initialized)
+        self.write(group.group_id, [record], lambda _error: None)
 
     def delete_group(self, group: ShareGroup) -> ErrorCode:
         """DeleteGroups of an empty share group: its tombstones, and the persister forgets its state."""

@@ -1,0 +1,210 @@
+"""The admin offset APIs of share groups on top of the share-state persister:
+DescribeShareGroupOffsets (start offsets and lag), AlterShareGroupOffsets and
+DeleteShareGroupOffsets (on an empty group only), with Kafka's errors.
+
+Partitions a group has share state for are those its state-partition metadata record lists as
+initialized; altering a partition records it initialized, deleting a topic's state records it gone.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from kafkito.broker.coordinator.share.group import ShareGroup, ShareGroupState
+from kafkito.broker.coordinator.share.records import ShareGroupStatePartitionMetadataRecord
+from kafkito.protocol.errors import ErrorCode
+
+if TYPE_CHECKING:
+    from kafkito.broker.coordinator.runtime import Runtime
+    from kafkito.broker.coordinator.share.groups import ShareGroups
+
+NO_OFFSET = -1
+UNKNOWN_TOPIC_MESSAGE = "This server does not host this topic-partition."
+
+
+class PartitionStartOffset(NamedTuple):
+    partition: int
+    start_offset: int
+    leader_epoch: int
+    lag: int
+    error: ErrorCode = ErrorCode.NONE
+    error_message: str | None = None
+
+
+class TopicStartOffsets(NamedTuple):
+    name: str
+    topic_id: uuid.UUID
+    partitions: tuple[PartitionStartOffset, ...]
+
+
+class GroupStartOffsets(NamedTuple):
+    group_id: str
+    error: ErrorCode
+    error_message: str | None
+    topics: tuple[TopicStartOffsets, ...] = ()
+
+
+class TopicResult(NamedTuple):
+    """Alter's answer for one topic (partition, error, message), and delete's (no partitions)."""
+
+    name: str
+    topic_id: uuid.UUID
+    error: ErrorCode
+    error_message: str | None
+    partitions: tuple[tuple[int, ErrorCode, str | None], ...] = ()
+
+
+class ShareOffsets:
+    """DescribeShareGroupOffsets, AlterShareGroupOffsets, DeleteShareGroupOffsets."""
+
+    __slots__ = ("groups", "rt")
+
+    def __init__(self, rt: Runtime, groups: ShareGroups) -> None:
+        self.rt = rt
+        self.groups = groups
+
+    def find(self, group_id: str) -> tuple[ShareGroup | None, ErrorCode, str | None]:
+        """The share group, or why there is none (Kafka's errors and messages)."""
+        if not group_id:
+            return None, ErrorCode.INVALID_GROUP_ID, None
+        if self.rt.sink.is_loading(group_id):
+            return None, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, None
+        group = self.rt.share_groups.get(group_id)
+        if group is not None:
+            return group, ErrorCode.NONE, None
+        if group_id in self.rt.consumer_groups or group_id in self.rt.groups:
+            return None, ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a share group."
+        return None, ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} not found."
+
+    # -- describe -------------------------------------------------------------------------------
+
+    def describe(
+        self, group_id: str, topics: Sequence[tuple[str, Sequence[int]]] | None
+    ) -> GroupStartOffsets:
+        """Start offsets of the asked partitions (None: every partition the group has state for)."""
+        group, error, message = self.find(group_id)
+        if group is None:
+            return GroupStartOffsets(group_id, error, message)
+        if topics is None:
+            topics = [(name, sorted(p)) for _t, (name, p) in sorted(group.initialized.items(), key=_by_name)]
+        persister = self.groups.persister
+        answers = []
+        for name, partitions in topics:
+            info = self.rt.topics.by_name(name)
+            if info is None:
+                unknown = tuple(
+                    PartitionStartOffset(
+                        p,
+                        NO_OFFSET,
+                        NO_OFFSET,
+                        NO_OFFSET,
+                        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                        UNKNOWN_TOPIC_MESSAGE,
+                    )
+                    for p in partitions
+                )
+                answers.append(TopicStartOffsets(name, uuid.UUID(int=0), unknown))
+                continue
+            wanted = [(info.topic_id, p) for p in partitions]
+            known = persister.start_offsets(group_id, wanted) if persister is not None else {}
+            answers.append(
+                TopicStartOffsets(name, info.topic_id, tuple(self._partition(k, known) for k in wanted))
+            )
+        return GroupStartOffsets(group_id, ErrorCode.NONE, None, tuple(answers))
+
+    def _partition(
+        self, key: tuple[uuid.UUID, int], known: Mapping[tuple[uuid.UUID, int], int | None]
+    ) -> PartitionStartOffset:
+        start = known.get(key)
+        if start is None:
+            return PartitionStartOffset(key[1], NO_OFFSET, NO_OFFSET, NO_OFFSET)
+        end = self.groups.log_offsets(*key)[1]
+        return PartitionStartOffset(key[1], start, 0, max(end - start, 0))
+
+    # -- alter and delete -----------------------------------------------------------------------
+
+    def _empty_group(self, group_id: str) -> tuple[ShareGroup | None, ErrorCode, str | None]:
+        group, error, message = self.find(group_id)
+        if group is not None and group.state is not ShareGroupState.EMPTY:
+            return None, ErrorCode.NON_EMPTY_GROUP, "The group is not empty."
+        if group is not None and self.groups.persister is None:
+            return None, ErrorCode.COORDINATOR_NOT_AVAILABLE, "No share-group state persister."
+        return group, error, message
+
+    def alter(
+        self, group_id: str, topics: Sequence[tuple[str, Sequence[tuple[int, int]]]]
+    ) -> tuple[ErrorCode, str | None, tuple[TopicResult, ...]]:
+        """Reset start offsets of an empty group's partitions."""
+        group, error, message = self._empty_group(group_id)
+        if group is None or self.groups.persister is None:
+            return error, message, ()
+        results: list[TopicResult] = []
+        offsets: dict[tuple[uuid.UUID, int], int] = {}
+        touched: dict[uuid.UUID, set[int]] = {}
+        for name, partitions in topics:
+            info = self.rt.topics.by_name(name)
+            answers: list[tuple[int, ErrorCode, str | None]] = []
+            for partition, offset in partitions:
+                if info is None or not 0 <= partition < info.num_partitions:
+                    answers.append((partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_MESSAGE))
+                    continue
+                offsets[(info.topic_id, partition)] = offset
+                touched.setdefault(info.topic_id, set()).add(partition)
+                answers.append((partition, ErrorCode.NONE, None))
+            topic_id = info.topic_id if info is not None else uuid.UUID(int=0)
+            results.append(TopicResult(name, topic_id, ErrorCode.NONE, None, tuple(answers)))
+        if offsets:
+            self.groups.persister.alter(group_id, offsets)
+            fresh = {t: frozenset(p) for t, p in touched.items()}
+            self.groups.write_state(group, fresh)
+        return ErrorCode.NONE, None, tuple(results)
+
+    def delete(
+        self, group_id: str, topic_names: Sequence[str]
+    ) -> tuple[ErrorCode, str | None, tuple[TopicResult, ...]]:
+        """Forget an empty group's share state of whole topics."""
+        group, error, message = self._empty_group(group_id)
+        if group is None or self.groups.persister is None:
+            return error, message, ()
+        results, gone = [], []
+        for name in topic_names:
+            info = self.rt.topics.by_name(name)
+            if info is None:
+                results.append(
+                    TopicResult(
+                        name, uuid.UUID(int=0), ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_MESSAGE
+                    )
+                )
+                continue
+            partitions = set(group.initialized.get(info.topic_id, ("", frozenset()))[1])
+            partitions |= group.initializing.get(info.topic_id, ("", frozenset()))[1]
+            self.groups.persister.delete(group_id, [(info.topic_id, p) for p in sorted(partitions)])
+            gone.append(info.topic_id)
+            results.append(TopicResult(name, info.topic_id, ErrorCode.NONE, None))
+        if gone:
+            self.groups.write(group_id, [_without(group, gone)], lambda _error: None)
+        return ErrorCode.NONE, None, tuple(results)
+
+
+def _by_name(item: tuple[uuid.UUID, tuple[str, frozenset[int]]]) -> str:
+    return item[1][0]
+
+
+def _without(group: ShareGroup, topic_ids: Sequence[uuid.UUID]) -> ShareGroupStatePartitionMetadataRecord:
+    """The group's state-partition metadata with those topics removed."""
+
+    def keep(
+        found: Mapping[uuid.UUID, tuple[str, frozenset[int]]],
+    ) -> tuple[tuple[uuid.UUID, str, tuple[int, ...]], ...]:
+        return tuple(
+            (t, name, tuple(sorted(p)))
+            for t, (name, p) in sorted(found.items(), key=lambda i: i[0].bytes)
+            if t not in topic_ids
+        )
+
+    deleting = tuple(sorted(group.deleting.items(), key=lambda i: i[0].bytes))
+    return ShareGroupStatePartitionMetadataRecord(
+        group.group_id, keep(group.initializing), keep(group.initialized), deleting
+    )

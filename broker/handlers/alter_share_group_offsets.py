@@ -1,0 +1,50 @@
+"""AlterShareGroupOffsets (91, KIP-932): reset share-partition start offsets of an empty share group
+(NON_EMPTY_GROUP while it has members), through the share-state persister."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from kafkito.broker.context import RequestContext
+
+API_KEY = 91
+VERSIONS = (0, 0)
+
+
+class RequestPartition(Protocol):
+    partition_index: int
+    start_offset: int
+
+
+class RequestTopic(Protocol):
+    topic_name: str
+    partitions: Sequence[RequestPartition]
+
+
+class AlterShareGroupOffsetsRequestBody(Protocol):
+    group_id: str
+    topics: Sequence[RequestTopic]
+
+
+def handle(ctx: RequestContext, request: AlterShareGroupOffsetsRequestBody) -> Any:
+    topics = [
+        (t.topic_name, [(p.partition_index, p.start_offset) for p in t.partitions]) for t in request.topics
+    ]
+    error, message, results = ctx.groups.alter_share_group_offsets(request.group_id, topics)
+    return ctx.response(
+        throttle_time_ms=0,
+        error_code=error,
+        error_message=message,
+        responses=[
+            dict(
+                topic_name=r.name,
+                topic_id=r.topic_id,
+                partitions=[
+                    dict(partition_index=p, error_code=code, error_message=text)
+                    for p, code, text in r.partitions
+                ],
+            )
+            for r in results
+        ],
+    )

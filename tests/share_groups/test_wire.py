@@ -1,0 +1,148 @@
+"""ShareGroupHeartbeat (76), ShareGroupDescribe (77), ListGroups, DescribeGroups, DeleteGroups and the
+share-group offset APIs (90-92) as raw requests over TCP to a real broker."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from kafkito.protocol.errors import ErrorCode
+from tests.support.admin import create_topic
+from tests.support.brokers import ThreadBroker
+from tests.support.wire import WireClient
+
+HEARTBEAT, DESCRIBE = 76, 77
+
+
+def beat(client: WireClient, group: str, member: str, epoch: int, topics: list[str] | None = None) -> Any:
+    return client.request(
+        HEARTBEAT, 1, group_id=group, member_id=member, member_epoch=epoch, rack_id=None,
+        subscribed_topic_names=topics,
+    )  # fmt: skip
+
+
+def test_api_versions_advertise_the_share_group_apis(broker: ThreadBroker) -> None:
+    with WireClient(broker.bootstrap) as client:
+        r = client.request(18, 3, client_software_name="t", client_software_version="1")
+    ranges = {k.api_key: (k.min_version, k.max_version) for k in r.api_keys}
+    assert ranges[76] == (1, 1) and ranges[77] == (1, 1)
+    assert ranges[90] == (0, 1) and ranges[91] == (0, 0) and ranges[92] == (0, 0)
+
+
+def test_join_share_assignment_and_describe(broker: ThreadBroker) -> None:
+    create_topic(broker.bootstrap, "share-wire", 3)
+    m1, m2 = str(uuid.uuid4()), str(uuid.uuid4())
+    with WireClient(broker.bootstrap) as client:
+        first = beat(client, "sg", m1, 0, ["share-wire"])
+        assert (first.error_code, first.member_id, first.member_epoch) == (0, m1, 1)
+        assert first.heartbeat_interval_ms == 5000
+        (topic,) = first.assignment.topic_partitions
+        assert sorted(topic.partitions) == [0, 1, 2]
+        second = beat(client, "sg", m2, 0, ["share-wire"])
+        assert second.member_epoch == 2 and second.assignment is not None
+        again = beat(client, "sg", m1, 1)
+        assert again.member_epoch == 2
+        got = sorted(
+            again.assignment.topic_partitions[0].partitions + second.assignment.topic_partitions[0].partitions
+        )
+        assert got == [0, 1, 2]
+        steady = beat(client, "sg", m1, 2)
+        assert (steady.error_code, steady.assignment) == (0, None)
+
+        described = client.request(
+            DESCRIBE, 1, group_ids=["sg", "nope", ""], include_authorized_operations=True
+        )
+        sg, nope, empty = described.groups
+        assert (sg.error_code, sg.group_state, sg.group_epoch, sg.assignment_epoch, sg.assignor_name) == (
+            0, "Stable", 2, 2, "simple",
+        )  # fmt: skip
+        assert sorted(m.member_id for m in sg.members) == sorted([m1, m2])
+        member = next(m for m in sg.members if m.member_id == m1)
+        assert member.subscribed_topic_names == ["share-wire"] and member.client_host.startswith("/")
+        assert member.assignment.topic_partitions[0].topic_name == "share-wire"
+        assert sg.authorized_operations != -(2**31)
+        assert (nope.error_code, nope.error_message) == (
+            ErrorCode.GROUP_ID_NOT_FOUND,
+            "Group nope not found.",
+        )
+        assert empty.error_code == ErrorCode.INVALID_GROUP_ID
+
+        listed = client.request(16, 5, states_filter=[], types_filter=["share"])
+        assert [(g.group_id, g.group_state, g.group_type, g.protocol_type) for g in listed.groups] == [
+            ("sg", "Stable", "share", "share")
+        ]
+        assert client.request(42, 2, groups_names=["sg"]).results[0].error_code == ErrorCode.NON_EMPTY_GROUP
+        assert beat(client, "sg", m1, -1).member_epoch == -1
+        assert beat(client, "sg", m2, -1).member_epoch == -1
+        assert client.request(16, 5, states_filter=["empty"], types_filter=[]).groups[0].group_id == "sg"
+        assert client.request(42, 2, groups_names=["sg"]).results[0].error_code == ErrorCode.NONE
+        gone = client.request(DESCRIBE, 1, group_ids=["sg"], include_authorized_operations=False)
+        assert gone.groups[0].error_code == ErrorCode.GROUP_ID_NOT_FOUND
+
+
+def test_heartbeat_errors(broker: ThreadBroker) -> None:
+    create_topic(broker.bootstrap, "share-errors", 1)
+    member = str(uuid.uuid4())
+    with WireClient(broker.bootstrap) as client:
+        bad = beat(client, "sg-e", member, 0, None)
+        assert (bad.error_code, bad.error_message) == (
+            ErrorCode.INVALID_REQUEST, "SubscribedTopicNames must be set in first request.",
+        )  # fmt: skip
+        assert (bad.member_id, bad.member_epoch, bad.assignment) == (None, 0, None)
+        assert beat(client, "sg-e", "", 0, ["share-errors"]).error_code == ErrorCode.INVALID_REQUEST
+        assert beat(client, "sg-e", member, 3).error_code == ErrorCode.GROUP_ID_NOT_FOUND
+        assert beat(client, "sg-e", member, 0, ["share-errors"]).error_code == 0
+        assert beat(client, "sg-e", member, 7).error_code == ErrorCode.FENCED_MEMBER_EPOCH
+        assert beat(client, "sg-e", "other", 1).error_code == ErrorCode.UNKNOWN_MEMBER_ID
+
+
+def test_one_namespace_with_classic_and_consumer_groups(broker: ThreadBroker) -> None:
+    create_topic(broker.bootstrap, "share-ns", 1)
+    member = str(uuid.uuid4())
+    with WireClient(broker.bootstrap) as client:
+        assert beat(client, "ns-share", member, 0, ["share-ns"]).error_code == 0
+        consumer = client.request(
+            68, 1, group_id="ns-share", member_id=member, member_epoch=0, instance_id=None, rack_id=None,
+            rebalance_timeout_ms=30_000, subscribed_topic_names=["share-ns"], subscribed_topic_regex=None,
+            server_assignor=None, topic_partitions=[],
+        )  # fmt: skip
+        assert (consumer.error_code, consumer.error_message) == (
+            ErrorCode.GROUP_ID_NOT_FOUND, "Group ns-share is not a consumer group.",
+        )  # fmt: skip
+        joined = client.request(
+            11, 5, group_id="ns-share", session_timeout_ms=10_000, rebalance_timeout_ms=10_000, member_id="",
+            group_instance_id=None, protocol_type="consumer", protocols=[dict(name="range", metadata=b"")],
+        )  # fmt: skip
+        assert joined.error_code == ErrorCode.INCONSISTENT_GROUP_PROTOCOL
+        old = client.request(15, 5, groups=["ns-share"], include_authorized_operations=False).groups[0]
+        assert (old.error_code, old.group_state) == (0, "Dead")
+        new = client.request(15, 6, groups=["ns-share"], include_authorized_operations=False).groups[0]
+        assert (new.error_code, new.error_message) == (
+            ErrorCode.GROUP_ID_NOT_FOUND, "Group ns-share is not a classic group.",
+        )  # fmt: skip
+        # A consumer group's id is not a share group's.
+        client.request(
+            68, 1, group_id="ns-consumer", member_id=member, member_epoch=0, instance_id=None, rack_id=None,
+            rebalance_timeout_ms=30_000, subscribed_topic_names=["share-ns"], subscribed_topic_regex=None,
+            server_assignor=None, topic_partitions=[],
+        )  # fmt: skip
+        refused = beat(client, "ns-consumer", member, 0, ["share-ns"])
+        assert (refused.error_code, refused.error_message) == (
+            ErrorCode.GROUP_ID_NOT_FOUND, "Group ns-consumer is not a share group.",
+        )  # fmt: skip
+        described = client.request(
+            DESCRIBE, 1, group_ids=["ns-consumer"], include_authorized_operations=False
+        )
+        assert described.groups[0].error_message == "Group ns-consumer is not a share group."
+
+
+def test_offset_apis_without_a_persister_and_unknown_groups(broker: ThreadBroker) -> None:
+    with WireClient(broker.bootstrap) as client:
+        r = client.request(90, 1, groups=[dict(group_id="nobody", topics=None)])
+        assert (r.groups[0].error_code, r.groups[0].error_message) == (
+            ErrorCode.GROUP_ID_NOT_FOUND, "Group nobody not found.",
+        )  # fmt: skip
+        r = client.request(91, 0, group_id="nobody", topics=[])
+        assert r.error_code == ErrorCode.GROUP_ID_NOT_FOUND
+        r = client.request(92, 0, group_id="nobody", topics=[dict(topic_name="x")])
+        assert r.error_code == ErrorCode.GROUP_ID_NOT_FOUND
