@@ -61,9 +61,11 @@ def _consumer_group_ids(ctx: RequestContext, group_ids: list[str]) -> frozenset[
     """Which of these ids name a KIP-848 consumer group or a share group."""
     if not group_ids:
         return frozenset()
-    consumer = ctx.groups.describe_consumer_groups(group_ids)
-    share = ctx.groups.describe_share_groups(group_ids)  # not classic groups either (KIP-932)
-    return frozenset(d.group_id for d in (*consumer, *share) if d.error == ErrorCode.NONE)
+    groups = ctx.groups
+    consumer = {d.group_id for d in groups.describe_consumer_groups(group_ids) if d.error == ErrorCode.NONE}
+    # Share groups (KIP-932) are not classic groups either.
+    share = {d.group_id for d in groups.describe_share_groups(group_ids) if d.error == ErrorCode.NONE}
+    return frozenset(consumer | share)
 
 
 def _described(d: DescribedGroup, operations: set[int] | None) -> dict[str, Any]:
