@@ -119,6 +119,7 @@ class SharePartition:
     ) -> list[AcquiredRange]:
         """Give `offsets` (AVAILABLE ones, or new ones from `next_offset` on) to a member under one lock."""
         taken: list[int] = []
+        chosen: set[int] = set()
         if offsets:
             self.next_offset = max(self.next_offset, max(offsets) + 1)
         for offset in offsets:
@@ -127,8 +128,9 @@ class SharePartition:
                 if offset < self.start_offset:
                     continue
                 record = self.records[offset] = InFlight(RecordState.AVAILABLE)
-            elif record.state is not RecordState.AVAILABLE:
+            elif record.state is not RecordState.AVAILABLE or offset in chosen:
                 continue
+            chosen.add(offset)
             taken.append(offset)
         if not taken:
             return []
