@@ -11,18 +11,23 @@ that information (FinalizedFeaturesEpoch). A 4.1 cluster formatted with the defa
 - `group.version` 1 (KIP-848 consumer groups); supported 0..1.
 - `kraft.version` 1, as `kafka-storage format --standalone` (the 4.x quick start) leaves it; Kafka
   lists it only when above 0. Supported 0..1.
+- `share.version` 1 (KIP-932 share groups on), as a Kafka 4.2 cluster, where share groups are
+  production-ready and on by default (4.1 formats it at 0: `kafka-features upgrade --feature
+  share.version=1` turns them on); supported 0..1. At 0 the share-group APIs answer
+  UNSUPPORTED_VERSION, as Kafka's.
 
-Kafka also supports `eligible.leader.replicas.version`, `share.version` and `streams.version`; they
-are not reported here: kafkito has one broker (no ISR to elect from) and serves no share or streams
-group APIs. As in Kafka, a feature whose finalized level is 0 is not listed, and ApiVersions below v4
-leaves out supported features whose minimum is 0 (KAFKA-17011: old clients rejected a 0 minimum).
+Kafka also supports `eligible.leader.replicas.version` and `streams.version`; they are not reported
+here: kafkito has one broker (no ISR to elect from) and serves no streams group APIs. As in Kafka,
+a feature whose finalized level is 0 is not listed, and ApiVersions below v4 leaves out supported
+features whose minimum is 0 (KAFKA-17011: old clients rejected a 0 minimum).
 
 Kafka has no broker property for these levels: they are set by `kafka-storage format --feature` and
 changed with UpdateFeatures. Here a fresh broker starts at the levels above; UpdateFeatures changes
-`transaction.version` and `group.version` (and re-finalizes `metadata.version`/`kraft.version` at the
-levels they run at) with Kafka's validation, and `FeatureLevels` (`broker/feature_updates.py`) keeps
-the result in the data dir's dynamic state, so a restart keeps it and ApiVersions reports it with a
-new epoch. The module-level functions give a fresh cluster's levels, for callers without a broker.
+`transaction.version`, `group.version` and `share.version` (and re-finalizes `metadata.version` and
+`kraft.version` at the levels they run at) with Kafka's validation, and `FeatureLevels`
+(`broker/feature_updates.py`) keeps the result in the data dir's dynamic state, so a restart keeps it
+and ApiVersions reports it with a new epoch. The module-level functions give a fresh cluster's
+levels, for callers without a broker.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ METADATA_VERSION = "metadata.version"
 KRAFT_VERSION = "kraft.version"
 TRANSACTION_VERSION = "transaction.version"
 GROUP_VERSION = "group.version"
+SHARE_VERSION = "share.version"
 
 # ApiVersions answers below this version leave out supported features with a minimum of 0.
 ZERO_MIN_SINCE_API_VERSION = 4
@@ -57,6 +63,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature(KRAFT_VERSION, 0, 1, 1),
     Feature(TRANSACTION_VERSION, 0, 2, 2),
     Feature(GROUP_VERSION, 0, 1, 1),
+    Feature(SHARE_VERSION, 0, 1, 1),
 )
 _BY_NAME = {f.name: f for f in FEATURES}
 

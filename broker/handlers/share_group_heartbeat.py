@@ -2,7 +2,8 @@
 
 Kafka 4.1 made v1 the first stable version (v0 was 4.0's early access, no longer accepted). The
 member id is the client's own (a UUID). The answer goes out once the records the heartbeat wrote are
-in `__consumer_offsets`; the assignment is sent on a join and whenever it changed.
+in `__consumer_offsets`; the assignment is sent on a join and whenever it changed. With
+`share.version` finalized at 0 (UpdateFeatures) share groups are off: UNSUPPORTED_VERSION, as Kafka.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator.share.requests import ShareHeartbeatRequest, ShareHeartbeatResult
+from kafkito.broker.features import SHARE_VERSION
 from kafkito.broker.handlers.parked import Parked
+from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 76
 VERSIONS = (1, 1)
@@ -24,6 +27,12 @@ class ShareGroupHeartbeatRequestBody(Protocol):
     member_epoch: int
     rack_id: str | None
     subscribed_topic_names: Sequence[str] | None
+
+
+# As Kafka with `share.version` at 0: share groups are off.
+_SHARE_GROUPS_OFF = ShareHeartbeatResult(
+    ErrorCode.UNSUPPORTED_VERSION, "The version of API is not supported."
+)
 
 
 def handle(ctx: RequestContext, request: ShareGroupHeartbeatRequestBody) -> Any:
@@ -43,6 +52,8 @@ def handle(ctx: RequestContext, request: ShareGroupHeartbeatRequestBody) -> Any:
             assignment=assignment,
         )
 
+    if ctx.configs.features.levels.get(SHARE_VERSION, 0) < 1:
+        return build(_SHARE_GROUPS_OFF)
     names = request.subscribed_topic_names
     heartbeat = ShareHeartbeatRequest(
         request.group_id,

@@ -146,3 +146,26 @@ def test_offset_apis_without_a_persister_and_unknown_groups(broker: ThreadBroker
         assert r.error_code == ErrorCode.GROUP_ID_NOT_FOUND
         r = client.request(92, 0, group_id="nobody", topics=[dict(topic_name="x")])
         assert r.error_code == ErrorCode.GROUP_ID_NOT_FOUND
+
+
+def test_share_version_zero_turns_share_groups_off(broker: ThreadBroker) -> None:
+    create_topic(broker.bootstrap, "share-off", 1)
+
+    def update(level: int, upgrade_type: int) -> int:
+        with WireClient(broker.bootstrap) as client:
+            update = dict(feature="share.version", max_version_level=level, upgrade_type=upgrade_type)
+            r = client.request(57, 1, timeout_ms=1000, feature_updates=[update], validate_only=False)
+        return int(r.error_code)
+
+    with WireClient(broker.bootstrap) as client:
+        r = client.request(18, 4, client_software_name="t", client_software_version="1")
+        finalized = {f.name: f.max_version_level for f in r.finalized_features}
+        assert finalized["share.version"] == 1
+        assert beat(client, "off", str(uuid.uuid4()), 0, ["share-off"]).error_code == 0
+        assert update(0, 2) == 0
+        off = beat(client, "off", str(uuid.uuid4()), 0, ["share-off"])
+        assert (off.error_code, off.error_message) == (
+            ErrorCode.UNSUPPORTED_VERSION, "The version of API is not supported.",
+        )  # fmt: skip
+        assert update(1, 1) == 0
+        assert beat(client, "off", str(uuid.uuid4()), 0, ["share-off"]).error_code == 0

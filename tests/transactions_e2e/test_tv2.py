@@ -63,6 +63,7 @@ def test_api_versions_report_the_feature_levels_of_a_kafka_4_1_cluster(broker: T
         "kraft.version": (1, 1),
         "transaction.version": (2, 2),
         "group.version": (1, 1),
+        "share.version": (1, 1),
     }
     supported, got_finalized, epoch = features(broker.bootstrap, 4)
     assert supported == {
@@ -70,6 +71,7 @@ def test_api_versions_report_the_feature_levels_of_a_kafka_4_1_cluster(broker: T
         "kraft.version": (0, 1),
         "transaction.version": (0, 2),
         "group.version": (0, 1),
+        "share.version": (0, 1),
     }
     assert (got_finalized, epoch) == (finalized, 0)
     # v3 leaves out supported features whose minimum is 0 (KAFKA-17011), as Kafka does.
