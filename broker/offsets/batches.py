@@ -105,31 +105,40 @@ def key_values(batch: bytes, header: BatchHeader) -> list[tuple[bytes | None, by
     out: list[tuple[bytes | None, bytes | None]] = []
     append = out.append
     pos = HEADER_SIZE
+    key: bytes | None
     for _ in range(header.record_count):
-        # Single-byte varints (the usual case for every field here) are decoded inline.
+        # Varints of one byte, and the record length's usual two, are decoded inline.
         b = batch[pos]
         if b < 0x80:
             end = pos + 1 + ((b >> 1) ^ -(b & 1))
             pos += 2  # length, attributes
+        elif batch[pos + 1] < 0x80:
+            z = (b & 0x7F) | (batch[pos + 1] << 7)
+            end = pos + 2 + ((z >> 1) ^ -(z & 1))
+            pos += 3
         else:
             length, pos = read_varint(batch, pos)
             end = pos + length
             pos += 1
-        for _field in range(2):  # timestamp delta, offset delta
-            if batch[pos] < 0x80:
-                pos += 1
-            else:
-                _, pos = read_varint(batch, pos)
+        if batch[pos] < 0x80:  # timestamp delta
+            pos += 1
+        else:
+            _, pos = read_varint(batch, pos)
+        if batch[pos] < 0x80:  # offset delta
+            pos += 1
+        else:
+            _, pos = read_varint(batch, pos)
         b = batch[pos]
         if b < 0x80:
             n = (b >> 1) ^ -(b & 1)
             pos += 1
         else:
             n, pos = read_varint(batch, pos)
-        key = None
         if n >= 0:
             key = batch[pos : pos + n]
             pos += n
+        else:
+            key = None
         b = batch[pos]
         if b < 0x80:
             n = (b >> 1) ^ -(b & 1)
