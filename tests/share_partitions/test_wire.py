@@ -1,0 +1,153 @@
+"""ShareFetch and ShareAcknowledge over the wire with exact requests: share-session epochs and their
+errors, acquired ranges and delivery counts, piggy-backed acknowledgements, a lock expiring when the
+broker clock is advanced, a parked fetch answered by a produce, and a restart from the real log."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import confluent_kafka
+import pytest
+
+from kafkito.protocol.errors import ErrorCode
+from kafkito.testing import KafkitoHandle, start
+from tests.support.wire import WireClient
+
+FETCH, ACK = 78, 79
+GROUP = "queue"
+
+
+@pytest.fixture
+def kafka() -> Iterator[KafkitoHandle]:
+    with start() as handle:
+        handle.create_topic("jobs", partitions=1)
+        configs = handle.broker.coordinator.share_group_configs
+        handle.call(lambda: configs.set(GROUP, "share.auto.offset.reset", "earliest"))
+        yield handle
+
+
+def produce(kafka: KafkitoHandle, count: int, topic: str = "jobs") -> None:
+    producer = confluent_kafka.Producer({"bootstrap.servers": kafka.bootstrap_servers, "linger.ms": 0})
+    for i in range(count):
+        producer.produce(topic, value=b"job-%d" % i)
+        producer.flush()  # one batch per record: offsets line up with batches
+    assert producer.flush(10) == 0
+
+
+def topic_id(kafka: KafkitoHandle, name: str = "jobs") -> uuid.UUID:
+    info = kafka.broker.services.topics.get(name)
+    assert info is not None
+    return info.topic_id
+
+
+def fetch(
+    wire: WireClient, member: str, epoch: int, tid: uuid.UUID | None, *, acks: list[Any] | None = None,
+    version: int = 1, max_wait_ms: int = 0, max_records: int = 100, forget: bool = False,
+) -> Any:  # fmt: skip
+    topics = []
+    if tid is not None:
+        topics = [
+            {"topic_id": tid, "partitions": [{"partition_index": 0, "acknowledgement_batches": acks or []}]}
+        ]
+    fields: dict[str, Any] = dict(
+        group_id=GROUP, member_id=member, share_session_epoch=epoch, max_wait_ms=max_wait_ms, min_bytes=1,
+        max_bytes=1 << 20, max_records=max_records, batch_size=100, topics=topics,
+        forgotten_topics_data=[{"topic_id": tid, "partitions": [0]}] if forget else [],
+    )  # fmt: skip
+    if version >= 2:
+        fields.update(share_acquire_mode=0, is_renew_ack=False)
+    return wire.request(FETCH, version, **fields)
+
+
+def acknowledge(
+    wire: WireClient, member: str, epoch: int, tid: uuid.UUID, acks: list[Any], version: int = 1
+) -> Any:
+    fields: dict[str, Any] = dict(
+        group_id=GROUP, member_id=member, share_session_epoch=epoch,
+        topics=[{"topic_id": tid, "partitions": [{"partition_index": 0, "acknowledgement_batches": acks}]}],
+    )  # fmt: skip
+    if version >= 2:
+        fields["is_renew_ack"] = False
+    return wire.request(ACK, version, **fields)
+
+
+def ranges(response: Any) -> list[tuple[int, int, int]]:
+    return [
+        (r.first_offset, r.last_offset, r.delivery_count)
+        for t in response.responses
+        for p in t.partitions
+        for r in p.acquired_records
+    ]
+
+
+def batch(first: int, last: int, *types: int) -> dict[str, Any]:
+    return {"first_offset": first, "last_offset": last, "acknowledge_types": list(types)}
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_session_epochs_and_their_errors(kafka: KafkitoHandle, version: int) -> None:
+    tid = topic_id(kafka)
+    with WireClient(kafka.bootstrap_servers) as wire:
+        assert fetch(wire, "m1", 1, tid, version=version).error_code == ErrorCode.SHARE_SESSION_NOT_FOUND
+        refused = fetch(wire, "m1", 0, tid, acks=[batch(0, 0, 1)], version=version)
+        assert refused.error_code == ErrorCode.INVALID_REQUEST
+        assert fetch(wire, "m1", 0, tid, version=version).error_code == ErrorCode.NONE
+        assert fetch(wire, "m1", 5, tid, version=version).error_code == ErrorCode.INVALID_SHARE_SESSION_EPOCH
+        assert fetch(wire, "m1", 1, tid, version=version).error_code == ErrorCode.NONE
+        assert fetch(wire, "m1", 2, None, version=version).error_code == ErrorCode.NONE
+        opening = acknowledge(wire, "m1", 0, tid, [], version=version)
+        assert opening.error_code == ErrorCode.INVALID_SHARE_SESSION_EPOCH
+        assert acknowledge(wire, "m1", 3, tid, [], version=version).error_code == ErrorCode.NONE
+        assert acknowledge(wire, "m1", -1, tid, [], version=version).error_code == ErrorCode.NONE
+        assert (
+            acknowledge(wire, "m1", -1, tid, [], version=version).error_code
+            == ErrorCode.SHARE_SESSION_NOT_FOUND
+        )
+        unknown = fetch(wire, "m2", 0, uuid.uuid4(), version=version)
+        assert [p.error_code for t in unknown.responses for p in t.partitions] == [ErrorCode.UNKNOWN_TOPIC_ID]
+
+
+def test_records_are_shared_acknowledged_and_redelivered_after_the_lock_expires(kafka: KafkitoHandle) -> None:
+    produce(kafka, 6)
+    tid = topic_id(kafka)
+    with WireClient(kafka.bootstrap_servers) as one, WireClient(kafka.bootstrap_servers) as two:
+        first = fetch(one, "m1", 0, tid, max_records=4)
+        assert first.acquisition_lock_timeout_ms == 30_000
+        assert ranges(first) == [(0, 3, 1)]
+        assert first.responses[0].partitions[0].records  # the batches carrying them
+        assert ranges(fetch(two, "m2", 0, tid)) == [(4, 5, 1)]
+        # m1 accepts 0, releases 1, rejects 2 on its next fetch; m2 may not acknowledge m1's 3
+        after = fetch(one, "m1", 1, tid, acks=[batch(0, 2, 1, 2, 3)])
+        assert after.responses[0].partitions[0].acknowledge_error_code == ErrorCode.NONE
+        assert ranges(after) == [(1, 1, 2)]
+        wrong = acknowledge(two, "m2", 1, tid, [batch(3, 3, 1)])
+        assert wrong.responses[0].partitions[0].error_code == ErrorCode.INVALID_RECORD_STATE
+        kafka.advance(30_000)  # every lock expires
+        redelivered = fetch(two, "m2", 2, tid)
+        assert ranges(redelivered) == [(1, 1, 3), (3, 5, 2)]
+
+
+def test_a_parked_fetch_is_answered_by_a_produce(kafka: KafkitoHandle) -> None:
+    tid = topic_id(kafka)
+    with WireClient(kafka.bootstrap_servers) as wire:
+        assert ranges(fetch(wire, "m1", 0, tid)) == []
+        wire.send(FETCH, 1, group_id=GROUP, member_id="m1", share_session_epoch=1, max_wait_ms=30_000, min_bytes=1,
+                  max_bytes=1 << 20, max_records=10, batch_size=10, topics=[], forgotten_topics_data=[])  # fmt: skip
+        produce(kafka, 2)
+        answer = wire.recv(FETCH, 1)
+        assert ranges(answer) in ([(0, 0, 1)], [(0, 1, 1)])  # answered once the first record is there
+
+
+def test_a_restart_keeps_acknowledged_records_and_redelivers_acquired_ones(kafka: KafkitoHandle) -> None:
+    produce(kafka, 5)
+    tid = topic_id(kafka)
+    with WireClient(kafka.bootstrap_servers) as wire:
+        assert ranges(fetch(wire, "m1", 0, tid)) == [(0, 4, 1)]
+        acknowledge(wire, "m1", 1, tid, [batch(0, 3, 1, 3, 1, 2)])
+    kafka.restart(kill=True)
+    configs = kafka.broker.coordinator.share_group_configs
+    kafka.call(lambda: configs.set(GROUP, "share.auto.offset.reset", "earliest"))
+    with WireClient(kafka.bootstrap_servers) as wire:
+        assert ranges(fetch(wire, "m2", 0, tid)) == [(3, 3, 2), (4, 4, 1)]
