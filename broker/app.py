@@ -17,6 +17,7 @@ from kafkito.broker.config import Config
 from kafkito.broker.connections import Connections
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator import CoordinatorConfig, GroupCoordinator
+from kafkito.broker.coordinator.share.config import ShareConfig
 from kafkito.broker.fetch_wait import DelayedFetch
 from kafkito.broker.log.manager import LogManager
 from kafkito.broker.log.partition_log import wall_clock_ms
@@ -75,7 +76,12 @@ class Broker:
         self.timer = Timer(self.clock)
         self.fetch_purgatory: Purgatory[DelayedFetch] = Purgatory("Fetch", self.timer)
         self.fetches = Fetches(self.fetch_purgatory)
-        self.coordinator = GroupCoordinator(CoordinatorConfig.from_config(config), self.clock, self.timer)
+        self.coordinator = GroupCoordinator(
+            CoordinatorConfig.from_config(config),
+            self.clock,
+            self.timer,
+            share_config=ShareConfig.from_config(config),
+        )
         self._logs: LogManager | None = None
         self.producer_ids: ProducerIdManager
         self.services: Services  # what handlers see; built by start() once the logs are open
@@ -137,6 +143,8 @@ class Broker:
         return self._logs
 
     def _build_services(self, logs: LogManager) -> Services:
+        from kafkito.broker.security.authorizer import authorizer_for
+
         self.coordinator.topics = TopicsOfGroups(logs)
         return Services(
             cluster=Cluster(self.config, self.cluster_id, self._bound_port),
@@ -148,6 +156,7 @@ class Broker:
             transactions=OnFirstUse(self._transactions),
             security=OnFirstUse(self.security),
             share=self._share(logs),
+            authorizer=authorizer_for(self.config, self.security),
         )
 
     def _share(self, logs: LogManager) -> ShareManager:

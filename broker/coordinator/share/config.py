@@ -4,7 +4,8 @@ share-group configs of a GROUP resource (`share.session.timeout.ms`, `share.hear
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 
 @dataclass(slots=True, frozen=True)
@@ -19,6 +20,23 @@ class ShareConfig:
     group_share_record_lock_duration_ms: int = 30_000
     group_share_delivery_count_limit: int = 5
     group_share_partition_max_record_locks: int = 2_000
+
+    @classmethod
+    def from_config(cls, config: Any) -> ShareConfig:
+        """The broker's `group.share.*` properties (a Config field, or a property kept in its `extra`);
+        Kafka's defaults for the rest, and for values that are not integers."""
+        values: dict[str, int] = {}
+        extra = getattr(config, "extra", {})
+        for f in fields(cls):
+            value = getattr(config, f.name, None)
+            if value is None:
+                value = extra.get(f.name.replace("_", "."))
+            try:
+                if value is not None:
+                    values[f.name] = int(value)
+            except (TypeError, ValueError):
+                continue
+        return cls(**values)
 
 
 SESSION_TIMEOUT = "share.session.timeout.ms"
