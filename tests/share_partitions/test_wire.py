@@ -133,8 +133,11 @@ def test_a_parked_fetch_is_answered_by_a_produce(kafka: KafkitoHandle) -> None:
     tid = topic_id(kafka)
     with WireClient(kafka.bootstrap_servers) as wire:
         assert ranges(fetch(wire, "m1", 0, tid)) == []
-        wire.send(FETCH, 1, group_id=GROUP, member_id="m1", share_session_epoch=1, max_wait_ms=30_000, min_bytes=1,
-                  max_bytes=1 << 20, max_records=10, batch_size=10, topics=[], forgotten_topics_data=[])  # fmt: skip
+        wire.send(
+            FETCH, 1, group_id=GROUP, member_id="m1", share_session_epoch=1, max_wait_ms=30_000,
+            min_bytes=1, max_bytes=1 << 20, max_records=10, batch_size=10, topics=[],
+            forgotten_topics_data=[],
+        )  # fmt: skip
         produce(kafka, 2)
         answer = wire.recv(FETCH, 1)
         assert ranges(answer) in ([(0, 0, 1)], [(0, 1, 1)])  # answered once the first record is there
