@@ -11,11 +11,14 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
+from kafkito.broker.auth.users import store_add
 from kafkito.broker.config import Config, ConfigError
 from kafkito.broker.listeners import SecurityProtocol, listener_property, listeners_of
+from kafkito.broker.security.scram import ScramMechanism
 from kafkito.protocol.errors import ErrorCode as E
 from tests.conftest import make_config
 from tests.security.conftest import SecureBroker
+from tests.security.sasl_wire import scram_login
 from tests.support.brokers import ThreadBroker
 from tests.support.wire import WireClient
 
@@ -117,3 +120,23 @@ def test_describe_configs_names_secrets_without_their_values(secure: SecureBroke
     assert jaas.value is None and jaas.is_sensitive
     assert "alice-secret" not in repr(response)
     assert rows["ssl.keystore.type"].value == "PEM" and not rows["ssl.keystore.type"].is_sensitive
+
+
+def test_a_cluster_of_three_advertises_each_nodes_address_on_the_clients_listener(tmp_path: Path) -> None:
+    import kafkito.testing
+
+    props = {"listeners": "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0",
+             "sasl.enabled.mechanisms": "SCRAM-SHA-512"}  # fmt: skip
+    store_add(tmp_path / "d", "u", "pw", [ScramMechanism.SCRAM_SHA_512], 4096)
+    with kafkito.testing.start(props, data_dir=tmp_path / "d", nodes=3) as handle:
+        bound = handle.broker.nodes.listener_bound
+        plain = {node: port for (node, name), port in bound.items() if name == "PLAINTEXT"}
+        sasl = {node: port for (node, name), port in bound.items() if name == "SASL_PLAINTEXT"}
+        assert len(plain) == len(sasl) == 3 and not set(plain.values()) & set(sasl.values())
+        with WireClient(f"127.0.0.1:{plain[2]}") as client:
+            brokers = client.request(3, 1, topics=[]).brokers
+        assert sorted((b[0], b[2]) for b in brokers) == sorted(plain.items())
+        with WireClient(f"127.0.0.1:{sasl[3]}") as client:
+            assert scram_login(client, "u", "pw").error_code == E.NONE
+            brokers = client.request(3, 1, topics=[]).brokers
+        assert sorted((b[0], b[2]) for b in brokers) == sorted(sasl.items())
