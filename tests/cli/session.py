@@ -98,31 +98,18 @@ def record(commands: list[str]) -> tuple[Recording, int, str]:
     data = tempfile.mkdtemp(prefix="kafkito-session-")
     tmux = Tmux()
     env = {"PORT": str(port), "HTTP_PORT": str(http_port), "DATA": f"{data}/data",
-           "KAFKITO_BOOTSTRAP_SERVER": f"127.0.0.1:{port}"}  # fmt: skip
-    sets = [f"{k}={v}" for k, v in env.items()]
+           "KAFKITO_BOOTSTRAP_SERVER": f"127.0.0.1:{port}", "PS1": PROMPT}  # fmt: skip
+    shell = ["env", *(f"{k}={v}" for k, v in env.items()), "bash", "--norc", "--noprofile"]
     try:
-        tmux("new-session", "-d", "-s", "doc", "-n", "broker", "-x", "220", "-y", "60", "-c", str(REPO),
-             "env", *sets, "bash", "--norc", "--noprofile")  # fmt: skip
+        tmux(
+            "new-session", "-d", "-s", "doc", "-n", "broker", "-x", "220", "-y", "60", "-c", str(REPO), *shell
+        )
         tmux("set-option", "-t", "doc", "remain-on-exit", "on")
-        tmux("send-keys", "-t", "doc:broker", "PS1='$ '; clear", "Enter")
+        _wait_ready(tmux, "doc:broker")  # keys typed before the shell reads them would be echoed twice
         tmux("send-keys", "-t", "doc:broker", "make run", "Enter")
         broker = tmux.wait_for("doc:broker", BANNER_END)
-        tmux(
-            "new-window",
-            "-t",
-            "doc",
-            "-n",
-            "client",
-            "-c",
-            str(REPO),
-            "env",
-            *sets,
-            "bash",
-            "--norc",
-            "--noprofile",
-        )
-        tmux("send-keys", "-t", "doc:client", "PS1='$ '; clear", "Enter")
-        tmux.wait_for("doc:client", PROMPT.strip())
+        tmux("new-window", "-t", "doc", "-n", "client", "-c", str(REPO), *shell)
+        _wait_ready(tmux, "doc:client")
         for i, command in enumerate(commands, 1):
             tmux("send-keys", "-t", "doc:client", "-l", command)
             tmux("send-keys", "-t", "doc:client", "Enter")
@@ -136,6 +123,15 @@ def record(commands: list[str]) -> tuple[Recording, int, str]:
     end = next(i for i, line in enumerate(broker) if BANNER_END in line)
     start = next(i for i, line in enumerate(broker) if line.startswith(PROMPT + "make run"))
     return Recording(broker[start : end + 1], client, stopped), port, f"{data}/data"
+
+
+def _wait_ready(tmux: Tmux, target: str, timeout: float = 30) -> None:
+    """Wait until the window shows only the shell's first prompt."""
+    deadline = time.monotonic() + timeout
+    while [line.strip() for line in tmux.pane(target) if line.strip()] != [PROMPT.strip()]:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no shell prompt in {target}:\n" + "\n".join(tmux.pane(target)))
+        time.sleep(0.05)  # polling the pane: tmux has no way to wait for text
 
 
 def _wait_prompts(tmux: Tmux, count: int, timeout: float = 120) -> None:
