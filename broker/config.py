@@ -96,6 +96,9 @@ class Config:
     ssl_client_auth: str = prop("none", "client certificates: none, requested or required")
     ssl_principal_mapping_rules: str = prop("DEFAULT", "certificate subject -> principal name rules")
     ssl_enabled_protocols: str = prop("TLSv1.2,TLSv1.3", "TLS versions accepted")
+    authorizer_class_name: str = prop("", "StandardAuthorizer (or AclAuthorizer) enforces ACLs; empty: none")
+    super_users: str | None = prop(None, "principals every action is allowed to, `;`-separated")
+    allow_everyone_if_no_acl_found: bool = prop(False, "an action no ACL applies to is allowed")
     # protocol
     kafkito_api_versions_kafka4_minimums: bool = prop(
         False, "kafkito: advertise and accept Kafka 4's lowest API versions (KIP-896) instead of Kafka 3.9's"

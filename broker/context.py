@@ -11,6 +11,7 @@ from kafkito.protocol.codec import RequestHeader, build_response
 if TYPE_CHECKING:
     from kafkito.broker.coordinator import GroupCoordinator
     from kafkito.broker.producer_ids import ProducerIdManager
+    from kafkito.broker.security.authorizer import Authorizer
     from kafkito.broker.security.store import SecurityStore
     from kafkito.broker.services import BrokerConfigs, Cluster, Fetches, Services, Topics
     from kafkito.broker.share.manager import ShareManager
@@ -38,6 +39,7 @@ class RequestContext:
     transactions: ClassVar[TransactionCoordinator]
     security: ClassVar[SecurityStore]
     share: ClassVar[ShareManager]
+    authorizer: ClassVar[Authorizer | None]  # None: no ACL enforcement (the default)
     # The connection's: the listener it came in on (None: the first) and its authenticated principal
     # (Kafka's `User:ANONYMOUS` on PLAINTEXT), for the authorizer. Set by `for_listener`/`for_principal`.
     listener: ClassVar[str | None] = None

@@ -158,8 +158,9 @@ def dispatch(
             peer=peer_host,
         )
     context_type = context_type or broker.context_type
-    if broker.steered:  # a fault rule or black hole is in force (kafkito.testing), or several nodes
-        return steer(Request(broker, handler, header, request, peer_host, header_v1, context_type))
+    # A fault rule or black hole is in force (kafkito.testing), or several nodes; or ACLs are enforced.
+    if broker.steered or context_type.authorizer is not None:
+        return _steered(Request(broker, handler, header, request, peer_host, header_v1, context_type))
     # `answer`, inlined: one call less per request on the hot path.
     result = handler.handle(context_type(header, peer_host), request)
     if result is None:
@@ -169,6 +170,17 @@ def dispatch(
     if inspect.isawaitable(result):
         return _finish(result, header)
     return encode_response(result, correlation_id)
+
+
+def _steered(request: Request) -> Reply | Awaitable[Reply]:
+    """The slower path: the API's authorization checks (when the broker has an authorizer), steering."""
+    if request.context_type.authorizer is not None:
+        from kafkito.broker.security.api_checks import guarded
+
+        request.handler = guarded(request.handler)
+    if request.broker.steered:
+        return steer(request)
+    return request.serve()
 
 
 def answer(

@@ -29,6 +29,7 @@ from kafkito.purgatory import Purgatory
 
 if TYPE_CHECKING:
     from kafkito.broker.cluster import Topology
+    from kafkito.broker.security.authorizer import Authorizer
     from kafkito.broker.security.store import SecurityStore
     from kafkito.broker.share.manager import ShareManager
     from kafkito.broker.transactions import TransactionCoordinator
@@ -289,3 +290,4 @@ class Services:
     transactions: OnFirstUse[TransactionCoordinator]  # ~8 ms of imports, for transactional clients only
     security: OnFirstUse[SecurityStore]  # ACLs, quotas, SCRAM credentials: loaded at start if stored
     share: ShareManager  # KIP-932 share partitions, share sessions, __share_group_state
+    authorizer: Authorizer | None = None  # ACL enforcement (`authorizer.class.name`); None: off

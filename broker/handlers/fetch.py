@@ -71,6 +71,7 @@ def wanted_partitions(ctx: RequestContext, request: FetchRequest) -> list[Partit
     topics = ctx.topics
     by_id = ctx.version >= 13
     wanted: list[PartitionFetch] = []
+    unreadable = _unreadable(ctx, request) if ctx.authorizer is not None else ()
     for t in request.topics:
         if by_id:
             info = topics.get_by_id(t.topic_id)
@@ -82,7 +83,9 @@ def wanted_partitions(ctx: RequestContext, request: FetchRequest) -> list[Partit
             missing = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         for p in t.partitions:
             error = ErrorCode.NONE
-            if info is None:
+            if name in unreadable and (info is not None or not by_id):
+                error = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            elif info is None:
                 error = missing
             elif not 0 <= p.partition < info.partitions:
                 error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
@@ -90,6 +93,19 @@ def wanted_partitions(ctx: RequestContext, request: FetchRequest) -> list[Partit
                 PartitionFetch(name, t.topic_id, p.partition, p.fetch_offset, p.partition_max_bytes, error)
             )
     return wanted
+
+
+def _unreadable(ctx: RequestContext, request: FetchRequest) -> set[str]:
+    """The topics of a consumer's fetch its principal may not READ (a follower's is checked before)."""
+    from kafkito.broker.security.acls import AclOperation, ResourceType
+    from kafkito.broker.security.authorizer import denied
+
+    if ctx.version >= 13:
+        infos = (ctx.topics.get_by_id(t.topic_id) for t in request.topics)
+        names = {info.name for info in infos if info is not None}
+    else:
+        names = {t.topic for t in request.topics}
+    return denied(ctx, AclOperation.READ, ResourceType.TOPIC, names)
 
 
 def _response(ctx: RequestContext, wanted: list[PartitionFetch], result: FetchResult) -> bytes:

@@ -94,6 +94,7 @@ class _Commit:
         offsets, rejected = self.offsets, self.rejected
         topics = self.ctx.topics
         count = 0
+        unreadable = self._unreadable() if self.ctx.authorizer is not None else ()
         for topic in self.request.topics:
             name = topic.name
             info = topics.get(name)
@@ -101,7 +102,9 @@ class _Commit:
             for p in topic.partitions:
                 tp = TopicPartition(name, p.partition_index)
                 indexes.append(p.partition_index)
-                if info is None or not 0 <= p.partition_index < info.partitions:
+                if name in unreadable:
+                    rejected[tp] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+                elif info is None or not 0 <= p.partition_index < info.partitions:
                     rejected[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
                 else:
                     offsets[tp] = OffsetAndMetadata(
@@ -117,6 +120,14 @@ class _Commit:
                 if count % CHUNK == 0:
                     yield
             self.order.append((name, indexes))
+
+    def _unreadable(self) -> set[str]:
+        """The topics the principal may not READ (the group's READ is checked before the handler)."""
+        from kafkito.broker.security.acls import AclOperation, ResourceType
+        from kafkito.broker.security.authorizer import denied
+
+        names = {t.name for t in self.request.topics}
+        return denied(self.ctx, AclOperation.READ, ResourceType.TOPIC, names)
 
     def _wall_delta(self) -> int:
         """Epoch milliseconds minus the coordinator's clock (monotonic, steerable): a v1 client's commit

@@ -1,0 +1,184 @@
+"""The building blocks of the APIs' authorization checks (`api_checks` holds the table), around a handler.
+
+A check refuses the whole request (the API's error response, every entry carrying the error), or takes
+the entries the principal may not touch out of the request, lets the handler answer the rest and adds
+the refused entries to its response with their error (TOPIC_AUTHORIZATION_FAILED...), or filters a
+listing.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from kafkito.broker.context import RequestContext
+from kafkito.broker.security.acls import AclOperation as Op
+from kafkito.broker.security.acls import ResourceType as Res
+from kafkito.broker.security.authorizer import Authorizer
+from kafkito.protocol.codec import build_response, response_class
+from kafkito.protocol.error_response import _mirror, error_response
+from kafkito.protocol.errors import ErrorCode
+
+
+class Handler(Protocol):
+    """What a check calls on to answer what it lets through: the API's handler, or the next check."""
+
+    def handle(self, ctx: RequestContext, request: Any) -> Any: ...
+
+
+Check = Callable[[RequestContext, Any, Handler], Any]
+# An entry's refusal: its error, or None to let the handler answer it.
+Decide = Callable[[Any], ErrorCode | None]
+
+TOPIC_DENIED = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+GROUP_DENIED = ErrorCode.GROUP_AUTHORIZATION_FAILED
+CLUSTER_DENIED = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+TXN_DENIED = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+DENIED_MESSAGE = "Authorization failed."
+
+
+def auth(ctx: RequestContext) -> Authorizer:
+    authorizer = ctx.authorizer
+    assert authorizer is not None
+    return authorizer
+
+
+# -- building blocks -------------------------------------------------------------------------------
+
+
+def refuse(ctx: RequestContext, request: Any, error: ErrorCode, message: str | None = None) -> Any:
+    """The whole request answered with one error."""
+    return error_response(ctx.header.api_key, ctx.version, request, error, message)
+
+
+def _mirrored(ctx: RequestContext, request: Any, field: str, entry: Any, out: str, error: ErrorCode) -> Any:
+    """The response entry answering one request entry (of `request.<field>`) with `error`."""
+    api_key, version = ctx.header.api_key, ctx.version
+    entries = getattr(request, field)
+    setattr(request, field, [entry])
+    try:
+        fields = _mirror(response_class(api_key, version)._struct, request, version, error, None)
+    finally:
+        setattr(request, field, entries)
+    built = build_response(api_key, version, **{out: fields[out]})
+    return getattr(built, out)[0]
+
+
+def split(ctx: RequestContext, request: Any, handler: Handler, field: str, out: str, decide: Decide) -> Any:
+    """Answer the entries of `request.<field>` that `decide` refuses with their error (in `response.<out>`),
+    and the others through the handler."""
+    entries = list(getattr(request, field) or ())
+    verdicts = [decide(entry) for entry in entries]
+    if not any(v is not None for v in verdicts):
+        return handler.handle(ctx, request)
+    refused = [
+        _mirrored(ctx, request, field, entry, out, error)
+        for entry, error in zip(entries, verdicts, strict=True)
+        if error is not None
+    ]
+    setattr(request, field, [e for e, v in zip(entries, verdicts, strict=True) if v is None])
+    return then(handler.handle(ctx, request), lambda response: getattr(response, out).extend(refused))
+
+
+def then(result: Any, change: Callable[[Any], object]) -> Any:
+    """The handler's result, changed by `change` once it is there (an object response only)."""
+    if result is None or isinstance(result, bytes):
+        return result
+    if inspect.isawaitable(result):
+        return _later(result, change)
+    change(result)
+    return result
+
+
+async def _later(pending: Awaitable[Any], change: Callable[[Any], object]) -> Any:
+    response = await pending
+    if response is not None and not isinstance(response, bytes):
+        change(response)
+    return response
+
+
+def keep_only(response: Any, out: str, keep: Callable[[Any], bool]) -> None:
+    setattr(response, out, [entry for entry in getattr(response, out) if keep(entry)])
+
+
+def topic_check(op: Op, attr: str = "name") -> Callable[[RequestContext], Decide]:
+    """A `decide` refusing the topics (named by each entry's `attr`) the principal may not `op`."""
+
+    def for_request(ctx: RequestContext) -> Decide:
+        authorizer = auth(ctx)
+
+        def decide(entry: Any) -> ErrorCode | None:
+            name = entry if isinstance(entry, str) else getattr(entry, attr)
+            if name is None or authorizer.authorize(ctx, op, Res.TOPIC, name):
+                return None
+            return TOPIC_DENIED
+
+        return decide
+
+    return for_request
+
+
+def split_topics(field: str, out: str, op: Op, attr: str = "name") -> Check:
+    decide = topic_check(op, attr)
+    return lambda ctx, request, handler: split(ctx, request, handler, field, out, decide(ctx))
+
+
+def whole(resource: Res, op: Op, attr: str, error: ErrorCode) -> Check:
+    """Refuse the request unless the principal may `op` the resource named by `request.<attr>`."""
+
+    def check(ctx: RequestContext, request: Any, handler: Handler) -> Any:
+        name = getattr(request, attr)
+        if name is not None and not auth(ctx).authorize(ctx, op, resource, name):
+            return refuse(ctx, request, error)
+        return handler.handle(ctx, request)
+
+    return check
+
+
+def cluster(op: Op) -> Check:
+    """Refuse the request unless the principal may `op` the cluster."""
+
+    def check(ctx: RequestContext, request: Any, handler: Handler) -> Any:
+        if not auth(ctx).authorize_cluster(ctx, op):
+            return refuse(ctx, request, CLUSTER_DENIED)
+        return handler.handle(ctx, request)
+
+    return check
+
+
+def chain(*checks: Check) -> Check:
+    """The checks in turn: the first refusal answers; the last check's handler is the real one."""
+    if len(checks) == 1:
+        return checks[0]
+    first, rest = checks[0], chain(*checks[1:])
+
+    class _Next:
+        def __init__(self, handler: Handler) -> None:
+            self.handler = handler
+
+        def handle(self, ctx: RequestContext, request: Any) -> Any:
+            return rest(ctx, request, self.handler)
+
+    return lambda ctx, request, handler: first(ctx, request, _Next(handler))
+
+
+def strings(field: str, out: str, resource: Res, op: Op, error: ErrorCode, key: str) -> Check:
+    """Requests listing names (`request.<field>`: groups, transactional ids): each refused name gets a
+    `response.<out>` entry `{key: name, error_code: error}`; the handler answers the others."""
+
+    def check(ctx: RequestContext, request: Any, handler: Handler) -> Any:
+        names = list(getattr(request, field) or ())
+        authorizer = auth(ctx)
+        refused = [n for n in names if not authorizer.authorize(ctx, op, resource, n)]
+        if not refused:
+            return handler.handle(ctx, request)
+        setattr(request, field, [n for n in names if n not in refused])
+        built = build_response(
+            ctx.header.api_key, ctx.version, **{out: [{key: n, "error_code": error} for n in refused]}
+        )
+        extra = list(getattr(built, out))
+        return then(handler.handle(ctx, request), lambda response: getattr(response, out).extend(extra))
+
+    return check
+
