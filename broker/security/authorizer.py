@@ -44,8 +44,13 @@ class Authorizer:
         if principal in self.super_users:
             return True
         host = acl_host(ctx.peer_host)
-        said = self._store().authorize(principal, host, op, resource_type, name)
-        allowed = self.allow_if_no_acl if said is None else said
+        store = self._store()
+        said = store.authorize(principal, host, op, resource_type, name)
+        if said is None:
+            # As StandardAuthorizer: the no-ACL default applies only to a resource no ACL names at all
+            # (an ACL for another principal, host or operation makes it a DENY).
+            said = self.allow_if_no_acl and next(store.acls.applying(resource_type, name), None) is None
+        allowed = said
         if not allowed:
             log.info(
                 "authorization.denied",
