@@ -160,7 +160,7 @@ def add_tool_parsers(sub: Any) -> None:
     add_produce(sub)
     add_consume(sub)
     add_offsets(sub)
-    from kafkito.broker.auth.users import add_certs_parser, add_users_parser
+    from kafkito.broker.auth.tool_args import add_certs_parser, add_users_parser
 
     add_certs_parser(sub)
     add_users_parser(sub)
