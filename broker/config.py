@@ -83,6 +83,7 @@ class Config:
     sasl_enabled_mechanisms: str = prop("GSSAPI", "PLAIN, SCRAM-SHA-256/512, OAUTHBEARER")
     sasl_mechanism_inter_broker_protocol: str = prop("GSSAPI", "accepted; no inter-broker traffic")
     connections_max_reauth_ms: int = prop(0, "SASL session lifetime (KIP-368); 0: none")
+    sasl_server_max_receive_size: int = prop(524288, "largest frame before SASL authentication completes")
     ssl_keystore_type: str = prop("JKS", "PEM is the one kafkito reads")
     ssl_keystore_location: str | None = prop(None, "PEM file: the certificate chain and the private key")
     ssl_keystore_password: str | None = prop(None, "accepted (PEM keystores have none)")

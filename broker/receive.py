@@ -50,6 +50,10 @@ class FrameReceiver:
         self._granted = False
         self.charged = 0  # bytes charged to the pool for the pending frame
 
+    def limit(self, max_bytes: int) -> None:
+        """Change the largest frame accepted (a SASL connection's before it authenticates)."""
+        self._max_bytes = max_bytes
+
     @property
     def partial(self) -> bool:
         """A frame has begun and is not complete."""

@@ -100,6 +100,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
             self._gate = SaslGate(security, self._authenticated, self.peer_ip)
             self._dispatch = self._through_gate
+            # Kafka's sasl.server.max.receive.size: no big frame from a client not yet known.
+            self._receiver.limit(security.max_receive_size)
         elif principal is not None:
             self._authenticated(principal)
 
@@ -109,6 +111,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         return self._context_type.principal
 
     def _authenticated(self, principal: str) -> None:
+        self._receiver.limit(self._broker.config.socket_request_max_bytes)
         self._context_type = self._context_type.for_principal(principal)
         self._log = self._log.bind(principal=principal)
 

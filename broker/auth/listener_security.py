@@ -38,6 +38,7 @@ class ListenerSecurity:
         self.plain_users: dict[str, str] = {}
         self.oauth = UnsecuredValidator()
         self.reauth_ms = 0
+        self.max_receive_size = 524288  # sasl.server.max.receive.size
         if listener.protocol.tls:
             self.ssl_context = server_context(self.prop)
             self.mapper = PrincipalMapper(self.prop("ssl.principal.mapping.rules") or "DEFAULT")
@@ -84,8 +85,10 @@ class ListenerSecurity:
                 raise ConfigError(f"listener {self.listener.name}: {e}") from None
         try:
             self.reauth_ms = int(self.prop("connections.max.reauth.ms") or 0)
+            self.max_receive_size = int(self.prop("sasl.server.max.receive.size") or 524288)
         except ValueError:
-            raise ConfigError("connections.max.reauth.ms must be an integer") from None
+            message = "connections.max.reauth.ms and sasl.server.max.receive.size must be integers"
+            raise ConfigError(message) from None
 
     def server(self, mechanism: str) -> SaslServer:
         if mechanism == "PLAIN":

@@ -140,3 +140,21 @@ def test_sasl_authenticate_without_handshake_closes(secure: SecureBroker) -> Non
     with WireClient(secure.bootstrap("SASL_PLAINTEXT")) as client:
         client.send(36, 1, auth_bytes=b"n,,n=carol,r=abc")
         assert client.recv_frame() is None
+
+
+def test_a_big_frame_before_authentication_closes_and_after_it_is_served(secure: SecureBroker) -> None:
+    with WireClient(secure.bootstrap("SASL_PLAINTEXT")) as client:
+        client.send_raw(struct.pack(">i", 600_000) + b"\0" * 1024)  # over sasl.server.max.receive.size
+        assert client.recv_frame() is None
+    from kafka import KafkaProducer
+
+    producer = KafkaProducer(
+        bootstrap_servers=secure.bootstrap("SASL_PLAINTEXT"),
+        security_protocol="SASL_PLAINTEXT",
+        sasl_mechanism="PLAIN",
+        sasl_plain_username=PLAIN_USER,
+        sasl_plain_password=PLAIN_PASSWORD,
+        max_request_size=2_000_000,
+    )
+    producer.send("big-after-login", b"x" * 700_000).get(30)  # the full socket.request.max.bytes again
+    producer.close()
