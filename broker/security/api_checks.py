@@ -296,16 +296,22 @@ def _add_partitions_to_txn(ctx: RequestContext, request: Any, handler: Handler) 
     txn = request.v3_and_below_transactional_id
     if not authorizer.authorize(ctx, Op.WRITE, Res.TRANSACTIONAL_ID, txn):
         return refuse(ctx, request, TXN_DENIED)
+    not_tried, denied_code = ErrorCode.OPERATION_NOT_ATTEMPTED, TOPIC_DENIED
     names = {t.name for t in request.v3_and_below_topics}
     denied = names - authorizer.allowed(ctx, Op.WRITE, Res.TOPIC, names)
     if not denied:
         return handler.handle(ctx, request)
-    response = refuse(ctx, request, ErrorCode.OPERATION_NOT_ATTEMPTED)
-    for topic in response.results_by_topic_v3_and_below:
-        if topic.name in denied:
-            for p in topic.results_by_partition:
-                p.partition_error_code = TOPIC_DENIED
-    return response
+    results = [
+        {
+            "name": t.name,
+            "results_by_partition": [
+                {"partition_index": p, "partition_error_code": denied_code if t.name in denied else not_tried}
+                for p in t.partitions
+            ],
+        }
+        for t in request.v3_and_below_topics
+    ]
+    return ctx.response(throttle_time_ms=0, results_by_topic_v3_and_below=results)
 
 
 def _txn_offset_commit(ctx: RequestContext, request: Any, handler: Handler) -> Any:
@@ -345,7 +351,11 @@ def _list_transactions(ctx: RequestContext, request: Any, handler: Handler) -> A
 
 
 _describe_transactions = strings(
-    "transactional_ids", "transaction_states", Res.TRANSACTIONAL_ID, Op.DESCRIBE, TXN_DENIED,
+    "transactional_ids",
+    "transaction_states",
+    Res.TRANSACTIONAL_ID,
+    Op.DESCRIBE,
+    TXN_DENIED,
     "transactional_id",
 )
 

@@ -181,4 +181,3 @@ def strings(field: str, out: str, resource: Res, op: Op, error: ErrorCode, key: 
         return then(handler.handle(ctx, request), lambda response: getattr(response, out).extend(extra))
 
     return check
-

@@ -15,9 +15,11 @@ from tests.support.brokers import ThreadBroker
 
 STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 PASSWORDS = {"admin": "admin-secret", "alice": "alice-secret", "bob": "bob-secret"}
-PLAIN_JAAS = "org.apache.kafka.common.security.plain.PlainLoginModule required " + " ".join(
-    f'user_{user}="{password}"' for user, password in PASSWORDS.items()
-) + ";"
+PLAIN_JAAS = (
+    "org.apache.kafka.common.security.plain.PlainLoginModule required "
+    + " ".join(f'user_{user}="{password}"' for user, password in PASSWORDS.items())
+    + ";"
+)
 
 
 @dataclass
