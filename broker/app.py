@@ -33,7 +33,6 @@ from kafkito.broker.services import (
     Topics,
     TopicsOfGroups,
 )
-from kafkito.broker.share.manager import ShareManager
 from kafkito.broker.shutdown import StopSignals, StopSteps, close_logs
 from kafkito.broker.steering import Steering
 from kafkito.purgatory import Purgatory, SteerableClock, Timer, TimerTask
@@ -41,12 +40,14 @@ from kafkito.purgatory import Purgatory, SteerableClock, Timer, TimerTask
 if TYPE_CHECKING:
     from kafkito.broker.cluster import Topology
     from kafkito.broker.security.store import SecurityStore
+    from kafkito.broker.share.manager import ShareManager
     from kafkito.broker.transactions import TransactionCoordinator
     from kafkito.broker.transactions.manager import TransactionsManager
 
 log = structlog.get_logger("kafkito.broker")
 
 TRANSACTION_STATE_TOPIC = "__transaction_state"  # transactions.codec's, named here not to import it
+SHARE_STATE_TOPIC = "__share_group_state"  # share.state_codec's, named here not to import it
 SECURITY_FILES = "security-*"  # the security store's journal (security.store), named here likewise
 
 
@@ -90,7 +91,7 @@ class Broker:
         self.transactions: TransactionCoordinator | None = None  # built on first use (_transactions)
         self.transactions_log: TransactionsManager | None = None
         self.security_store: SecurityStore | None = None  # built on first use (security)
-        self.share: ShareManager | None = None  # share partitions, built by start()
+        self.share: ShareManager | None = None  # share partitions, built on first use (_share)
         self._cleaner: BackgroundCleaner | None = None
         self.cluster_id = config.cluster_id or ""
         self._periodic: dict[str, asyncio.TimerHandle | TimerTask] = {}
@@ -155,24 +156,28 @@ class Broker:
             groups=self.coordinator,
             transactions=OnFirstUse(self._transactions),
             security=OnFirstUse(self.security),
-            share=self._share(logs),
+            share=OnFirstUse(self._share),
             authorizer=authorizer_for(self.config, self.security),
         )
 
-    def _share(self, logs: LogManager) -> ShareManager:
-        """The share partitions over `__share_group_state` (reloaded now if it exists), the share group
-        coordinator's persister, and woken by appends."""
-        from kafkito.broker.share.config import share_settings
-        from kafkito.broker.share.persister import BrokerSharePersister
+    def _share(self) -> ShareManager:
+        """The share partitions over `__share_group_state` (reloaded as they are built), woken by appends.
 
+        Built at start when the topic exists, else by the first share request or the first call of
+        the share group coordinator's persister (set by `start`).
+        """
+        if self.share is not None:
+            return self.share
+        from kafkito.broker.share.config import share_settings
+        from kafkito.broker.share.manager import ShareManager
+
+        logs = self.logs
         limits, state_config = share_settings(self.config)
         manager = ShareManager(logs, self.timer, limits, state_config, self.wall_ms)
         manager.load()
         configs = self.coordinator.share_group_configs
         manager.start_offset = configs.start_offset
         manager.lock_duration = lambda group_id: int(configs.value(group_id, "share.record.lock.duration.ms"))
-        self.coordinator.share_persister = BrokerSharePersister(manager)
-        self.coordinator.share_log_offsets = manager.log_offsets
         logs.on_append.append(manager.wake)
         self.share = manager
         return manager
@@ -263,6 +268,13 @@ class Broker:
         self.offsets.load(self.coordinator, loop.call_soon)
         if self._logs.topic(TRANSACTION_STATE_TOPIC) is not None:
             self._transactions()
+        from kafkito.broker.share.on_first_use import SharePersisterOnFirstUse
+
+        share_persister = SharePersisterOnFirstUse(self._share)
+        self.coordinator.share_persister = share_persister
+        self.coordinator.share_log_offsets = share_persister.log_offsets
+        if self._logs.topic(SHARE_STATE_TOPIC) is not None:
+            self._share()
         if any(self.config.data_dir.glob(SECURITY_FILES)):
             self.security()
         self.every_on_clock("offsets-expiry", offsets_config.retention_check_interval_ms, self.offsets.expire)

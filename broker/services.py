@@ -289,5 +289,5 @@ class Services:
     groups: GroupCoordinator
     transactions: OnFirstUse[TransactionCoordinator]  # ~8 ms of imports, for transactional clients only
     security: OnFirstUse[SecurityStore]  # ACLs, quotas, SCRAM credentials: loaded at start if stored
-    share: ShareManager  # KIP-932 share partitions, share sessions, __share_group_state
+    share: OnFirstUse[ShareManager]  # KIP-932 share partitions and sessions, __share_group_state
     authorizer: Authorizer | None = None  # ACL enforcement (`authorizer.class.name`); None: off
