@@ -68,8 +68,8 @@ def handle(ctx: RequestContext, request: ShareFetchRequest) -> Any:
         if epoch == INITIAL_EPOCH:
             if has_acks(request.topics):
                 return _failure(ctx, ErrorCode.INVALID_REQUEST, "Acknowledgements in an initial share fetch.")
-            session, old = manager.sessions.open(group_id, member_id)
-            if old is not None:
+            session, gone = manager.sessions.open(group_id, member_id)
+            for old in gone:
                 manager.release_session(old)
         else:
             session = manager.sessions.use(group_id, member_id, epoch)

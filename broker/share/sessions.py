@@ -32,7 +32,8 @@ class ShareSessionError(Exception):
 
 
 class ShareSessions:
-    """The broker's share sessions (Kafka's ShareSessionCache), bounded by `max_sessions`."""
+    """The broker's share sessions (Kafka's ShareSessionCache), bounded by `max_sessions`: a new
+    session beyond it evicts the least recently used one (a member gone without closing its own)."""
 
     def __init__(self, max_sessions: int = 1000) -> None:
         self.max_sessions = max_sessions  # Kafka: group.share.max.share.sessions
@@ -41,18 +42,22 @@ class ShareSessions:
     def get(self, group_id: str, member_id: str) -> ShareSession | None:
         return self.sessions.get((group_id, member_id))
 
-    def open(self, group_id: str, member_id: str) -> tuple[ShareSession, ShareSession | None]:
-        """Epoch 0: a fresh session; the member's previous one (if any) is returned to be released."""
+    def open(self, group_id: str, member_id: str) -> tuple[ShareSession, list[ShareSession]]:
+        """Epoch 0: a fresh session. Returned with it: the sessions whose acquired records must go back
+        (the member's previous one, and the least recently used one when the cache is full)."""
         key = (group_id, member_id)
+        gone: list[ShareSession] = []
         old = self.sessions.pop(key, None)
+        if old is not None:
+            gone.append(old)
         if len(self.sessions) >= self.max_sessions:
-            if old is not None:
-                self.sessions[key] = old
-            raise ShareSessionError(
-                ErrorCode.SHARE_SESSION_LIMIT_REACHED, "The share session cache is full."
-            )
+            if self.max_sessions <= 0:
+                full = "The share session cache is full."
+                raise ShareSessionError(ErrorCode.SHARE_SESSION_LIMIT_REACHED, full)
+            oldest = next(iter(self.sessions))
+            gone.append(self.sessions.pop(oldest))
         session = self.sessions[key] = ShareSession(group_id, member_id)
-        return session, old
+        return session, gone
 
     def use(self, group_id: str, member_id: str, epoch: int) -> ShareSession:
         """A request with epoch > 0 (or -1): its session, checked; the epoch moves on for > 0."""
@@ -69,6 +74,7 @@ class ShareSessions:
                 f"The share session epoch {epoch} is not the expected {session.next_epoch}.",
             )
         session.next_epoch = 1 if session.next_epoch >= _MAX_EPOCH else session.next_epoch + 1
+        self.sessions[group_id, member_id] = self.sessions.pop((group_id, member_id))  # most recently used
         return session
 
     def close(self, group_id: str, member_id: str) -> ShareSession | None:

@@ -153,3 +153,23 @@ def test_skipped_offsets_and_a_moved_log_start_pass_the_start_offset() -> None:
     sp.passed(2)  # retention deleted 0 and 1
     assert sp.start_offset == 3 and sp.records == {}
     assert rec.writes[-1][0] == 3
+
+
+def test_share_sessions_check_epochs_and_evict_the_least_recently_used() -> None:
+    from kafkito.broker.share.sessions import ShareSessionError, ShareSessions
+
+    sessions = ShareSessions(max_sessions=2)
+    a, gone = sessions.open("g", "a")
+    assert gone == []
+    sessions.open("g", "b")
+    assert sessions.use("g", "a", 1) is a  # a is now the most recently used
+    with pytest.raises(ShareSessionError) as wrong:
+        sessions.use("g", "a", 1)
+    assert wrong.value.error is ErrorCode.INVALID_SHARE_SESSION_EPOCH
+    _, gone = sessions.open("g", "c")
+    assert [s.member_id for s in gone] == ["b"]
+    with pytest.raises(ShareSessionError) as missing:
+        sessions.use("g", "b", 1)
+    assert missing.value.error is ErrorCode.SHARE_SESSION_NOT_FOUND
+    _, gone = sessions.open("g", "a")  # reopened: the old one's records are released
+    assert [s.member_id for s in gone] == ["a"]
