@@ -15,9 +15,12 @@ is a replay of the log, followed by `on_loaded`.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 import structlog
 
+from kafkito.broker.config import default
 from kafkito.broker.coordinator.classic.delayed import DelayedHeartbeat, DelayedJoin, DelayedSync
 from kafkito.broker.coordinator.classic.group import ClassicGroup
 from kafkito.broker.coordinator.classic.heartbeat import Liveness
@@ -28,23 +31,7 @@ from kafkito.broker.coordinator.classic.snapshot import group_from_record
 from kafkito.broker.coordinator.classic.state import AFTER_JOIN, GroupState
 from kafkito.broker.coordinator.classic.sync import Sync
 from kafkito.broker.coordinator.config import CoordinatorConfig
-from kafkito.broker.coordinator.consumer.assignors import Assignor
-from kafkito.broker.coordinator.consumer.classic_members import ClassicMembers
-from kafkito.broker.coordinator.consumer.describe import describe_group
-from kafkito.broker.coordinator.consumer.group import ConsumerGroup
-from kafkito.broker.coordinator.consumer.group_configs import GroupConfigs
-from kafkito.broker.coordinator.consumer.groups import (
-    ConsumerGroups,
-    is_consumer_group_record,
-)
-from kafkito.broker.coordinator.consumer.heartbeat import Heartbeats
-from kafkito.broker.coordinator.consumer.requests import ConsumerHeartbeatRequest
-from kafkito.broker.coordinator.consumer.results import (
-    ConsumerGroupDescription,
-    ConsumerHeartbeatResult,
-    HeartbeatCallback,
-)
-from kafkito.broker.coordinator.consumer.topics import TopicsView
+from kafkito.broker.coordinator.consumer.records import CONSUMER_GROUP_RECORD_TYPES
 from kafkito.broker.coordinator.offset_manager import OffsetManager
 from kafkito.broker.coordinator.outbox import Outbox, entry
 from kafkito.broker.coordinator.records import (
@@ -82,7 +69,7 @@ from kafkito.broker.coordinator.runtime import Runtime
 from kafkito.broker.coordinator.share.config import ShareConfig
 from kafkito.broker.coordinator.share.describe import ShareGroupDescription, describe_share_group
 from kafkito.broker.coordinator.share.group import ShareGroup
-from kafkito.broker.coordinator.share.group_configs import ShareGroupConfigs
+from kafkito.broker.coordinator.share.group_configs import AllGroupConfigs, ShareGroupConfigs
 from kafkito.broker.coordinator.share.groups import LogOffsets, ShareGroups
 from kafkito.broker.coordinator.share.offsets import GroupStartOffsets, ShareOffsets, TopicResult
 from kafkito.broker.coordinator.share.persister_api import SharePersister
@@ -94,7 +81,20 @@ from kafkito.broker.coordinator.txn_commit import TransactionalCommits
 from kafkito.protocol.errors import ErrorCode
 from kafkito.purgatory import Clock, Purgatory, Timer
 
+if TYPE_CHECKING:  # KIP-848 consumer groups: imported with the first one (`_consumer`)
+    from kafkito.broker.coordinator.consumer.assignors import Assignor
+    from kafkito.broker.coordinator.consumer.classic_members import ClassicMembers
+    from kafkito.broker.coordinator.consumer.group import ConsumerGroup
+    from kafkito.broker.coordinator.consumer.group_configs import GroupConfigs
+    from kafkito.broker.coordinator.consumer.groups import ConsumerGroups
+    from kafkito.broker.coordinator.consumer.heartbeat import Heartbeats
+    from kafkito.broker.coordinator.consumer.requests import ConsumerHeartbeatRequest
+    from kafkito.broker.coordinator.consumer.results import ConsumerGroupDescription, HeartbeatCallback
+    from kafkito.broker.coordinator.consumer.topics import TopicsView
+
 log = structlog.get_logger("kafkito.coordinator")
+
+_DEFAULT_ASSIGNORS = default("group.consumer.assignors")
 
 
 class GroupCoordinator:
@@ -131,19 +131,48 @@ class GroupCoordinator:
         self._txn = TransactionalCommits(rt)
         if topics is not None:
             rt.topics = topics
-        self._consumer = ConsumerGroups(rt, assignors)
-        self._heartbeats = Heartbeats(rt, self._consumer)
-        self._classic_members = ClassicMembers(rt, self._consumer)
+        self._assignors = assignors
+        self._topics_changes = 0  # counted until the consumer-group part exists (its topics version)
+        if assignors is None and config.group_consumer_assignors != _DEFAULT_ASSIGNORS:
+            self._consumer  # noqa: B018 - builds it: a bad group.consumer.assignors fails at start
         self._share = ShareGroups(rt, share_config)
         self._share_offsets = ShareOffsets(rt, self._share)
         self._liveness.other_groups = self._classic_member_heartbeat
-        self._consumer.on_downgraded = self._downgraded
-        # A classic group converted to a consumer group: whoever is parked rejoins the new group.
-        self._consumer.on_upgraded = lambda group: self._retire(
-            group, ErrorCode.REBALANCE_IN_PROGRESS, "converted to a consumer group"
-        )
         # Heartbeat: the hottest call goes straight to liveness, itself an entry (no extra call).
         self.heartbeat: Callable[[str | None, str, str | None, int], ErrorCode] = self._liveness.heartbeat
+
+    # -- KIP-848 consumer groups, built on first use ----------------------------------------------
+
+    @cached_property
+    def _consumer(self) -> ConsumerGroups:
+        """Built by the first consumer-group request or record (or GROUP config): a broker with no
+        consumer group never imports `consumer/` (~25 modules, ~5 ms of every start)."""
+        from kafkito.broker.coordinator.consumer.groups import ConsumerGroups
+
+        consumer = ConsumerGroups(self._rt, self._assignors)
+        consumer.topics_version = self._topics_changes
+        consumer.on_downgraded = self._downgraded
+        # A classic group converted to a consumer group: whoever is parked rejoins the new group.
+        consumer.on_upgraded = lambda group: self._retire(
+            group, ErrorCode.REBALANCE_IN_PROGRESS, "converted to a consumer group"
+        )
+        return consumer
+
+    @cached_property
+    def _heartbeats(self) -> Heartbeats:
+        from kafkito.broker.coordinator.consumer.heartbeat import Heartbeats
+
+        return Heartbeats(self._rt, self._consumer)
+
+    @cached_property
+    def _classic_members(self) -> ClassicMembers:
+        from kafkito.broker.coordinator.consumer.classic_members import ClassicMembers
+
+        return ClassicMembers(self._rt, self._consumer)
+
+    @property
+    def _has_consumer_part(self) -> bool:
+        return "_consumer" in self.__dict__
 
     # -- what the coordinator runs on -----------------------------------------------------------
 
@@ -263,6 +292,8 @@ class GroupCoordinator:
         """ConsumerGroupHeartbeat: `callback` gets the result once its records are written (at once
         for an error)."""
         if request.group_id in self._rt.share_groups:
+            from kafkito.broker.coordinator.consumer.results import ConsumerHeartbeatResult
+
             message = f"Group {request.group_id} is not a consumer group."
             self._rt.outbox.send(
                 callback, ConsumerHeartbeatResult(ErrorCode.GROUP_ID_NOT_FOUND, message, None, 0, 0, None)
@@ -273,6 +304,8 @@ class GroupCoordinator:
     @entry
     def describe_consumer_groups(self, group_ids: Iterable[str]) -> list[ConsumerGroupDescription]:
         """ConsumerGroupDescribe: GROUP_ID_NOT_FOUND for unknown ids and for classic groups."""
+        from kafkito.broker.coordinator.consumer.describe import describe_group
+
         consumer = self._consumer
         return [
             describe_group(self._rt, group_id, consumer.assignors, consumer.default_assignor)
@@ -329,6 +362,11 @@ class GroupCoordinator:
         return self._share.configs
 
     @property
+    def all_group_configs(self) -> AllGroupConfigs:
+        """The GROUP config resource: consumer-group and share-group configs together."""
+        return AllGroupConfigs(self._consumer.configs, self._share.configs)
+
+    @property
     def share_persister(self) -> SharePersister | None:
         return self._share.persister
 
@@ -355,7 +393,10 @@ class GroupCoordinator:
     def on_topics_changed(self) -> None:
         """Topics were created, deleted or grew: subscribed groups' epochs are bumped, regexes
         resolved again."""
-        self._consumer.on_topics_changed()
+        if self._has_consumer_part:
+            self._consumer.on_topics_changed()
+        else:
+            self._topics_changes += 1
         self._share.on_topics_changed()
 
     # -- offsets --------------------------------------------------------------------------------
@@ -504,7 +545,7 @@ class GroupCoordinator:
         group with no live rebalance state yet (see `records.CoordinatorResult`)."""
         if isinstance(record, OffsetCommitRecord):
             self._offsets.replay_commit(record)
-        elif is_consumer_group_record(record):
+        elif isinstance(record, CONSUMER_GROUP_RECORD_TYPES):
             self._consumer.replay(record)  # type: ignore[arg-type]
         elif is_share_group_record(record):
             self._share.replay(record)  # type: ignore[arg-type]
@@ -531,7 +572,8 @@ class GroupCoordinator:
     def on_loaded(self, group_ids: Iterable[str]) -> None:
         """Serve groups just replayed from the log: arm their members' deadlines, shed excess members."""
         group_ids = list(group_ids)
-        self._consumer.on_loaded(group_ids)
+        if self._has_consumer_part:
+            self._consumer.on_loaded(group_ids)
         self._share.on_loaded(group_ids)
         max_size = self._rt.config.group_max_size
         for group_id in group_ids:

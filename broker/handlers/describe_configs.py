@@ -137,8 +137,13 @@ def _rows(ctx: RequestContext, resource: DescribeConfigsResource, synonyms: bool
         return [_row(n, level, _DYNAMIC_BROKER_LOGGER_CONFIG, _STRING) for n, level in LEVELS.describe()]
     if resource.resource_type == GROUP:
         return [
-            _row(name, str(value), _GROUP_CONFIG if overridden else _DEFAULT_CONFIG, _INT)
-            for name, value, overridden in ctx.groups.group_configs.describe(resource.resource_name)
+            _row(
+                name,
+                str(value),
+                _GROUP_CONFIG if overridden else _DEFAULT_CONFIG,
+                _INT if isinstance(value, int) else _STRING,
+            )
+            for name, value, overridden in ctx.groups.all_group_configs.describe(resource.resource_name)
         ]
     raise InvalidResource(f"unsupported resource type {resource.resource_type}")
 

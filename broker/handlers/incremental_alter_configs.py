@@ -146,13 +146,13 @@ def _alter_logger(
 def _alter_group(
     ctx: RequestContext, name: str, configs: Sequence[AlterableConfig], validate_only: bool
 ) -> None:
-    """A consumer group's configs (SET and DELETE; they are numbers, not lists)."""
+    """A group's configs, consumer.* and share.* (SET and DELETE; they are not lists)."""
     to_set = {c.name: c.value or "" for c in configs if c.config_operation == SET}
     to_delete = [c.name for c in configs if c.config_operation == DELETE]
     try:
         if len(to_set) + len(to_delete) != len(configs):
             raise GroupConfigError("Only SET and DELETE apply to group configs.")
-        ctx.groups.group_configs.alter(name, to_set, to_delete, validate_only)
+        ctx.groups.all_group_configs.alter(name, to_set, to_delete, validate_only)
     except GroupConfigError as exc:
         raise InvalidConfig(exc.message) from exc
 

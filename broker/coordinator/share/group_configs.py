@@ -1,6 +1,8 @@
 """Per-group share configs (Kafka's GroupConfig for share groups, on a GROUP config resource):
-session timeout and heartbeat interval within the broker's `group.share.min/max.*` bounds, and
-`share.auto.offset.reset` (latest, earliest) for partitions a group starts to consume.
+`share.session.timeout.ms` and `share.heartbeat.interval.ms` within the broker's
+`group.share.min/max.*` bounds, `share.record.lock.duration.ms` (15 s to 60 s, Kafka's
+`group.share.min/max.record.lock.duration.ms`) and `share.auto.offset.reset` (latest, the default,
+or earliest) for partitions a group starts to consume.
 
 **kafkito**: the overrides live in memory and are lost on a restart (Kafka keeps them in its
 metadata log), as for consumer groups (`consumer.group_configs`).
@@ -8,6 +10,10 @@ metadata log), as for consumer groups (`consumer.group_configs`).
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, Sequence
+from typing import Protocol
+
+from kafkito.broker.coordinator.consumer.group_configs import GroupConfigError
 from kafkito.broker.coordinator.share.config import (
     AUTO_OFFSET_RESET,
     HEARTBEAT_INTERVAL,
@@ -15,9 +21,11 @@ from kafkito.broker.coordinator.share.config import (
     SESSION_TIMEOUT,
     ShareConfig,
 )
-from kafkito.protocol.errors import ErrorCode, KafkaError
 
 AUTO_OFFSET_RESET_VALUES = ("earliest", "latest")
+MIN_RECORD_LOCK_DURATION_MS = 15_000
+MAX_RECORD_LOCK_DURATION_MS = 60_000
+Value = int | str
 
 
 class ShareGroupConfigs:
@@ -27,9 +35,9 @@ class ShareGroupConfigs:
 
     def __init__(self, config: ShareConfig) -> None:
         self._config = config
-        self._overrides: dict[str, dict[str, int | str]] = {}
+        self._overrides: dict[str, dict[str, Value]] = {}
 
-    def defaults(self) -> dict[str, int | str]:
+    def defaults(self) -> dict[str, Value]:
         c = self._config
         return {
             AUTO_OFFSET_RESET: "latest",
@@ -38,7 +46,7 @@ class ShareGroupConfigs:
             SESSION_TIMEOUT: c.group_share_session_timeout_ms,
         }
 
-    def value(self, group_id: str, name: str) -> int | str:
+    def value(self, group_id: str, name: str) -> Value:
         return self._overrides.get(group_id, {}).get(name, self.defaults()[name])
 
     def session_timeout_ms(self, group_id: str) -> int:
@@ -52,44 +60,119 @@ class ShareGroupConfigs:
         earliest = self.value(group_id, AUTO_OFFSET_RESET) == "earliest"
         return log_offsets[0] if earliest else log_offsets[1]
 
-    def set(self, group_id: str, name: str, value: str | None) -> None:
-        """Set (or with None remove) one override; KafkaError(INVALID_CONFIG) when out of bounds."""
-        overrides = self._overrides.setdefault(group_id, {})
-        if value is None:
-            overrides.pop(name, None)
-            return
-        overrides[name] = self._checked(name, value)
+    def describe(self, group_id: str) -> list[tuple[str, Value, bool]]:
+        """(name, effective value, whether the group overrides it) for every share group config."""
+        overrides = self._overrides.get(group_id, {})
+        return [(n, overrides.get(n, d), n in overrides) for n, d in sorted(self.defaults().items())]
 
-    def _checked(self, name: str, value: str) -> int | str:
-        c = self._config
+    def set(self, group_id: str, name: str, value: str | None) -> None:
+        """Set (or with None remove) one override; GroupConfigError when it is not valid."""
+        if value is None:
+            self.alter(group_id, {}, [name])
+        else:
+            self.alter(group_id, {name: value}, ())
+
+    def alter(
+        self, group_id: str, set_: Mapping[str, str], delete: Collection[str], validate_only: bool = False
+    ) -> None:
+        """Set and delete overrides (all or nothing); GroupConfigError names the first problem."""
+        if not group_id:
+            raise GroupConfigError("The group id must not be empty.")
+        merged = dict(self._overrides.get(group_id, {}))
+        for name in delete:
+            self._known(name)
+            merged.pop(name, None)
+        for name, raw in set_.items():
+            merged[name] = self._parsed(name, raw)
+        self._check({**self.defaults(), **merged})
+        if validate_only:
+            return
+        if merged:
+            self._overrides[group_id] = merged
+        else:
+            self._overrides.pop(group_id, None)
+
+    def _known(self, name: str) -> None:
+        if name not in self.defaults():
+            raise GroupConfigError(f"Unknown group config name: {name}")
+
+    def _parsed(self, name: str, raw: str) -> Value:
+        self._known(name)
         if name == AUTO_OFFSET_RESET:
-            if value not in AUTO_OFFSET_RESET_VALUES:
-                raise _invalid(name, value)
-            return value
+            if raw not in AUTO_OFFSET_RESET_VALUES:
+                raise GroupConfigError(
+                    f"Invalid value {raw} for configuration {name}: must be one of "
+                    f"{', '.join(AUTO_OFFSET_RESET_VALUES)}."
+                )
+            return raw
+        try:
+            return int(raw)
+        except ValueError:
+            raise GroupConfigError(f"Invalid value {raw} for configuration {name}: not a number.") from None
+
+    def _check(self, values: Mapping[str, Value]) -> None:
+        c = self._config
         bounds = {
             SESSION_TIMEOUT: (c.group_share_min_session_timeout_ms, c.group_share_max_session_timeout_ms),
             HEARTBEAT_INTERVAL: (
                 c.group_share_min_heartbeat_interval_ms,
                 c.group_share_max_heartbeat_interval_ms,
             ),
-            RECORD_LOCK_DURATION: (1000, 3_600_000),
+            RECORD_LOCK_DURATION: (MIN_RECORD_LOCK_DURATION_MS, MAX_RECORD_LOCK_DURATION_MS),
         }
-        if name not in bounds:
-            raise KafkaError(ErrorCode.INVALID_CONFIG, f"Unknown group config name: {name}")
-        try:
-            number = int(value)
-        except ValueError:
-            raise KafkaError(
-                ErrorCode.INVALID_CONFIG, f"Invalid value {value} for configuration {name}"
-            ) from None
-        low, high = bounds[name]
-        if not low <= number <= high:
-            raise KafkaError(
-                ErrorCode.INVALID_CONFIG,
-                f"{name} must be greater than or equal to {low} and less than or equal to {high}",
-            )
-        return number
+        for name, (low, high) in bounds.items():
+            value = int(values[name])
+            if not low <= value <= high:
+                raise GroupConfigError(f"{name} must be between {low} and {high} (inclusive), got {value}.")
+        if int(values[HEARTBEAT_INTERVAL]) >= int(values[SESSION_TIMEOUT]):
+            raise GroupConfigError(f"{HEARTBEAT_INTERVAL} must be less than {SESSION_TIMEOUT}.")
 
 
-def _invalid(name: str, value: str) -> KafkaError:
-    return KafkaError(ErrorCode.INVALID_CONFIG, f"Invalid value {value} for configuration {name}")
+class ConsumerConfigs(Protocol):
+    """What `AllGroupConfigs` needs of the consumer group configs (`consumer.group_configs`)."""
+
+    def describe(self, group_id: str) -> Sequence[tuple[str, Value, bool]]: ...
+
+    def alter(
+        self, group_id: str, set_: Mapping[str, str], delete: Collection[str], validate_only: bool = False
+    ) -> None: ...
+
+
+class AllGroupConfigs:
+    """The GROUP config resource: consumer-group configs (`consumer.*`) and share-group configs
+    (`share.*`), described together and altered all or nothing."""
+
+    __slots__ = ("_consumer", "_share")
+
+    def __init__(self, consumer: ConsumerConfigs, share: ShareGroupConfigs) -> None:
+        self._consumer = consumer
+        self._share = share
+
+    def describe(self, group_id: str) -> list[tuple[str, Value, bool]]:
+        rows: list[tuple[str, Value, bool]] = [
+            *self._consumer.describe(group_id),
+            *self._share.describe(group_id),
+        ]
+        return sorted(rows)
+
+    def alter(
+        self, group_id: str, set_: Mapping[str, str], delete: Collection[str], validate_only: bool = False
+    ) -> None:
+        def share(name: str) -> bool:
+            return name.startswith("share.")
+
+        parts: list[tuple[ConsumerConfigs, dict[str, str], list[str]]] = [
+            (
+                self._consumer,
+                {n: v for n, v in set_.items() if not share(n)},
+                [n for n in delete if not share(n)],
+            ),
+            (self._share, {n: v for n, v in set_.items() if share(n)}, [n for n in delete if share(n)]),
+        ]
+        for configs, to_set, to_delete in parts:  # both checked before either changes
+            if to_set or to_delete:
+                configs.alter(group_id, to_set, to_delete, True)
+        if not validate_only:
+            for configs, to_set, to_delete in parts:
+                if to_set or to_delete:
+                    configs.alter(group_id, to_set, to_delete, False)
