@@ -35,12 +35,13 @@ _ACK_TYPES = frozenset(int(t) for t in AckType)
 class _Lock(TimerTask):
     """The acquisition lock of the records one acquisition (or renewal) gave a member."""
 
-    __slots__ = ("_owner", "offsets")
+    __slots__ = ("_owner", "held", "offsets")
 
     def __init__(self, delay_ms: int, owner: SharePartition, offsets: list[int]) -> None:
         super().__init__(delay_ms)
         self._owner = owner
         self.offsets = offsets
+        self.held = len(offsets)  # records still under this lock
 
     def run(self) -> None:
         self._owner._lock_expired(self)
@@ -164,7 +165,7 @@ class SharePartition:
         for o in [o for o in self.records if o < offset]:
             record = self.records.pop(o)
             if record.lock is not None:
-                record.lock.cancel()
+                self._unlock(o, record)
         self.start_offset = offset
         self.next_offset = max(self.next_offset, offset)
         self._advance_start()
@@ -271,10 +272,10 @@ class SharePartition:
         lock = record.lock
         record.lock = None
         record.member_id = None
-        if isinstance(lock, _Lock) and not any(
-            (r := self.records.get(o)) is not None and r.lock is lock for o in lock.offsets
-        ):
-            lock.cancel()
+        if isinstance(lock, _Lock):
+            lock.held -= 1
+            if lock.held <= 0:
+                lock.cancel()
 
     def _release(self, record: InFlight) -> bool:
         """Back to AVAILABLE, or ARCHIVED once delivered `delivery.count.limit` times; True if available."""
