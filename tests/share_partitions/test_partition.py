@@ -173,3 +173,12 @@ def test_share_sessions_check_epochs_and_evict_the_least_recently_used() -> None
     assert missing.value.error is ErrorCode.SHARE_SESSION_NOT_FOUND
     _, gone = sessions.open("g", "a")  # reopened: the old one's records are released
     assert [s.member_id for s in gone] == ["a"]
+
+
+def test_a_log_start_moving_into_a_lock_keeps_the_lock_of_the_records_left() -> None:
+    sp, clock, _ = partition(record_lock_duration_ms=1000)
+    sp.acquire("m", [0, 1, 2, 3])
+    sp.passed(2)
+    assert sorted(sp.records) == [2, 3] and sp.records[2].state is RecordState.ACQUIRED
+    clock.advance(1000)
+    assert sp.available(10) == [2, 3]

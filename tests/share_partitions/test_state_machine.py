@@ -1,8 +1,9 @@
 """A hypothesis state machine over one share partition: members acquire, acknowledge (accept, release,
-reject), acknowledge records they do not hold, leave; locks expire; the broker restarts from what was
+reject), acknowledge records they do not hold, leave; locks expire; retention deletes the oldest
+records; the broker restarts from what was
 persisted. Invariants: a record is held by at most one member; an accepted record is never delivered
 again, also after a restart; delivery counts never go down; at the end every record is delivered to
-completion (accepted or archived) exactly once."""
+completion (accepted, archived, or deleted by retention) exactly once."""
 
 from __future__ import annotations
 
@@ -92,6 +93,10 @@ class SharePartitionMachine(RuleBasedStateMachine):
     @rule(member=MEMBERS)
     def member_leaves(self, member: str) -> None:
         self.sp.release_member(member)
+
+    @rule(by=st.integers(1, 3))
+    def retention_deletes_the_oldest(self, by: int) -> None:
+        self.sp.passed(min(self.sp.start_offset + by, self.sp.next_offset))
 
     @rule()
     def restart(self) -> None:
