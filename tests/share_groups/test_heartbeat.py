@@ -175,3 +175,30 @@ def test_auto_offset_reset_earliest() -> None:
     h.coordinator.share_group_configs.set("g", "share.auto.offset.reset", "earliest")
     h.heartbeat(request("g", "m1", 0, ["t"]))
     assert h.persister.offsets == {("g", topic.topic_id, 0): 0}
+
+
+def test_a_deleted_topic_leaves_the_assignment_and_the_share_state() -> None:
+    h = Harness()
+    a = h.topics.create("a", 1)
+    b = h.topics.create("b", 1)
+    h.heartbeat(request("g", "m1", 0, ["a", "b"]))
+    assert set(h.persister.offsets) == {("g", a.topic_id, 0), ("g", b.topic_id, 0)}
+    h.topics.delete("b")
+    h.coordinator.on_topics_changed()
+    assert set(h.persister.offsets) == {("g", a.topic_id, 0)}
+    group = h.coordinator.get_share_group("g")
+    assert group is not None and set(group.initialized) == {a.topic_id}
+    result = h.heartbeat(request("g", "m1", 1))
+    assert (result.member_epoch, result.assignment) == (2, ((a.topic_id, (0,)),))
+
+
+def test_delete_groups_forgets_the_share_state() -> None:
+    h = Harness()
+    topic = h.topics.create("t", 2)
+    h.heartbeat(request("g", "m1", 0, ["t"]))
+    assert h.coordinator.delete_groups(["g"]) == {"g": ErrorCode.NON_EMPTY_GROUP}
+    h.heartbeat(request("g", "m1", -1))
+    assert len(h.persister.offsets) == 2 and topic.num_partitions == 2
+    assert h.coordinator.delete_groups(["g"]) == {"g": ErrorCode.NONE}
+    assert h.persister.offsets == {} and h.coordinator.get_share_group("g") is None
+    assert h.restart().get_share_group("g") is None

@@ -27,6 +27,7 @@ from kafkito.broker.coordinator.share.plan import (
     reconcile,
     removal_records,
     state_record,
+    state_without,
     to_initialize,
 )
 from kafkito.broker.coordinator.share.records import (
@@ -289,6 +290,7 @@ class ShareGroups:
             self._refresh(group)
 
     def _refresh(self, group: ShareGroup) -> None:
+        self._forget_deleted_topics(group)
         if not group.members:
             return
         records: list[ShareGroupRecord] = []
@@ -298,6 +300,21 @@ class ShareGroups:
             self.write(group.group_id, records, lambda _error: None)
 
     # -- the share-state persister --------------------------------------------------------------
+
+    def _forget_deleted_topics(self, group: ShareGroup) -> None:
+        """Topics deleted since the group got their state: the persister forgets them, and so does
+        the group's state-partition metadata."""
+        known = {**group.initializing, **group.initialized}
+        gone = [t for t in known if self.rt.topics.by_id(t) is None]
+        if not gone:
+            return
+        if self.persister is not None:
+            for topic_id in gone:
+                owned = group.initialized.get(topic_id, ("", frozenset()))[1]
+                owned |= group.initializing.get(topic_id, ("", frozenset()))[1]
+                self.persister.delete(group.group_id, [(topic_id, p) for p in sorted(owned)])
+        log.info("share_group.topics_deleted", group=group.group_id, topics=[str(t) for t in gone])
+        self.write(group.group_id, [state_without(group, gone)], lambda _error: None)
 
     def _initialize(self, group_id: str, fresh: TopicPartitions) -> None:
         """Tell the persister of newly assigned partitions (start offset per share.auto.offset.reset),

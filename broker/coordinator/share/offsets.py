@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from kafkito.broker.coordinator.share.group import ShareGroup, ShareGroupState
-from kafkito.broker.coordinator.share.records import ShareGroupStatePartitionMetadataRecord
+from kafkito.broker.coordinator.share.plan import state_without
 from kafkito.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
@@ -184,27 +184,9 @@ class ShareOffsets:
             gone.append(info.topic_id)
             results.append(TopicResult(name, info.topic_id, ErrorCode.NONE, None))
         if gone:
-            self.groups.write(group_id, [_without(group, gone)], lambda _error: None)
+            self.groups.write(group_id, [state_without(group, gone)], lambda _error: None)
         return ErrorCode.NONE, None, tuple(results)
 
 
 def _by_name(item: tuple[uuid.UUID, tuple[str, frozenset[int]]]) -> str:
     return item[1][0]
-
-
-def _without(group: ShareGroup, topic_ids: Sequence[uuid.UUID]) -> ShareGroupStatePartitionMetadataRecord:
-    """The group's state-partition metadata with those topics removed."""
-
-    def keep(
-        found: Mapping[uuid.UUID, tuple[str, frozenset[int]]],
-    ) -> tuple[tuple[uuid.UUID, str, tuple[int, ...]], ...]:
-        return tuple(
-            (t, name, tuple(sorted(p)))
-            for t, (name, p) in sorted(found.items(), key=lambda i: i[0].bytes)
-            if t not in topic_ids
-        )
-
-    deleting = tuple(sorted(group.deleting.items(), key=lambda i: i[0].bytes))
-    return ShareGroupStatePartitionMetadataRecord(
-        group.group_id, keep(group.initializing), keep(group.initialized), deleting
-    )

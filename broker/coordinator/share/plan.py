@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 from kafkito.broker.coordinator.consumer.topics import TopicsView
 from kafkito.broker.coordinator.share.assignor import assign
@@ -29,6 +29,7 @@ from kafkito.broker.coordinator.share.records import (
 )
 
 TopicPartitions = dict[uuid.UUID, frozenset[int]]
+TopicInfos = tuple[tuple[uuid.UUID, str, tuple[int, ...]], ...]
 
 
 def metadata_hash(topics: TopicsView, names: Iterable[str]) -> int:
@@ -163,3 +164,21 @@ def _name(group: ShareGroup, topics: TopicsView, topic_id: uuid.UUID) -> str:
         return info.name
     known = group.initialized.get(topic_id) or group.initializing.get(topic_id)
     return known[0] if known else ""
+
+
+def state_without(
+    group: ShareGroup, topic_ids: Collection[uuid.UUID]
+) -> ShareGroupStatePartitionMetadataRecord:
+    """The group's state-partition metadata with those topics removed (their state was deleted)."""
+
+    def keep(found: Mapping[uuid.UUID, tuple[str, frozenset[int]]]) -> TopicInfos:
+        return tuple(
+            (t, name, tuple(sorted(p)))
+            for t, (name, p) in sorted(found.items(), key=lambda i: i[0].bytes)
+            if t not in topic_ids
+        )
+
+    deleting = tuple(sorted(group.deleting.items(), key=lambda i: i[0].bytes))
+    return ShareGroupStatePartitionMetadataRecord(
+        group.group_id, keep(group.initializing), keep(group.initialized), deleting
+    )
