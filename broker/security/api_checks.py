@@ -13,6 +13,11 @@ from typing import Any
 from kafkito.broker.context import RequestContext
 from kafkito.broker.security.acls import AclOperation as Op
 from kafkito.broker.security.acls import ResourceType as Res
+from kafkito.broker.security.authorized_operations import (
+    describe_cluster,
+    with_group_operations,
+    with_metadata_operations,
+)
 from kafkito.broker.security.request_checks import (
     CLUSTER_DENIED,
     DENIED_MESSAGE,
@@ -350,6 +355,16 @@ def _list_transactions(ctx: RequestContext, request: Any, handler: Handler) -> A
     )
 
 
+def _describe_share_group_offsets(ctx: RequestContext, request: Any, handler: Handler) -> Any:
+    authorizer = auth(ctx)
+
+    def decide(group: Any) -> ErrorCode | None:
+        ok = authorizer.authorize(ctx, Op.DESCRIBE, Res.GROUP, group.group_id)
+        return None if ok else GROUP_DENIED
+
+    return split(ctx, request, handler, "groups", "groups", decide)
+
+
 _describe_transactions = strings(
     "transactional_ids",
     "transaction_states",
@@ -363,7 +378,7 @@ CHECKS: dict[int, Check] = {
     0: _produce,
     1: _fetch,
     2: split_topics("topics", "topics", Op.DESCRIBE),  # ListOffsets
-    3: _metadata,
+    3: with_metadata_operations(_metadata),
     8: _group(Op.READ),  # OffsetCommit (its handler refuses the topics it may not READ)
     9: _offset_fetch,
     10: _find_coordinator,
@@ -371,7 +386,9 @@ CHECKS: dict[int, Check] = {
     12: _group(Op.READ),  # Heartbeat
     13: _group(Op.READ),  # LeaveGroup
     14: _group(Op.READ),  # SyncGroup
-    15: strings("groups", "groups", Res.GROUP, Op.DESCRIBE, GROUP_DENIED, "group_id"),  # DescribeGroups
+    15: with_group_operations(  # DescribeGroups
+        strings("groups", "groups", Res.GROUP, Op.DESCRIBE, GROUP_DENIED, "group_id")
+    ),
     16: _list_groups,
     19: _create_topics,
     20: _delete_topics,
@@ -405,8 +422,21 @@ CHECKS: dict[int, Check] = {
     65: _describe_transactions,
     66: _list_transactions,
     68: _consumer_group_heartbeat,
-    69: strings("group_ids", "groups", Res.GROUP, Op.DESCRIBE, GROUP_DENIED, "group_id"),  # CG Describe
+    60: describe_cluster,
+    69: with_group_operations(  # ConsumerGroupDescribe
+        strings("group_ids", "groups", Res.GROUP, Op.DESCRIBE, GROUP_DENIED, "group_id")
+    ),
     75: _describe_topic_partitions,
+    # Share groups (KIP-932): the group's READ or DESCRIBE (their topics are not checked yet).
+    76: _group(Op.READ),  # ShareGroupHeartbeat
+    77: with_group_operations(  # ShareGroupDescribe
+        strings("group_ids", "groups", Res.GROUP, Op.DESCRIBE, GROUP_DENIED, "group_id")
+    ),
+    78: _group(Op.READ),  # ShareFetch
+    79: _group(Op.READ),  # ShareAcknowledge
+    90: _describe_share_group_offsets,
+    91: _group(Op.READ),  # AlterShareGroupOffsets
+    92: _group(Op.DELETE),  # DeleteShareGroupOffsets
 }
 
 __all__ = ["CHECKS", "DENIED_MESSAGE", "guarded"]

@@ -38,7 +38,13 @@ class Authorizer:
         self.allow_if_no_acl = allow_if_no_acl
 
     def authorize(
-        self, ctx: RequestContext, op: AclOperation, resource_type: ResourceType, name: str
+        self,
+        ctx: RequestContext,
+        op: AclOperation,
+        resource_type: ResourceType,
+        name: str,
+        *,
+        log_denied: bool = True,
     ) -> bool:
         principal = ctx.principal
         if principal in self.super_users:
@@ -51,13 +57,19 @@ class Authorizer:
             # (an ACL for another principal, host or operation makes it a DENY).
             said = self.allow_if_no_acl and next(store.acls.applying(resource_type, name), None) is None
         allowed = said
-        if not allowed:
+        if not allowed and log_denied:
             log.info(
                 "authorization.denied",
                 principal=principal, host=host, operation=op.name, resource_type=resource_type.name,
                 resource=name, api_key=ctx.header.api_key,
             )  # fmt: skip
         return allowed
+
+    def operations(
+        self, ctx: RequestContext, resource_type: ResourceType, name: str, ops: Iterable[AclOperation]
+    ) -> set[int]:
+        """The codes of the operations on one resource this principal may do (authorized operations)."""
+        return {int(op) for op in ops if self.authorize(ctx, op, resource_type, name, log_denied=False)}
 
     def authorize_cluster(self, ctx: RequestContext, op: AclOperation) -> bool:
         return self.authorize(ctx, op, ResourceType.CLUSTER, CLUSTER_NAME)

@@ -294,3 +294,20 @@ def test_list_groups_is_filtered_unless_the_cluster_may_be_described(secured: Ac
 
 def _one_record_batch() -> bytes:
     return batch(1)
+
+
+def test_authorized_operations_are_the_principal_s(secured: AclBroker, wire: WireClient) -> None:
+    read, describe = 3, 8  # the operations' codes (the fields are bit fields: sets of codes here)
+    allow(secured, ResourceType.TOPIC, "open", AclOperation.READ)
+    allow(secured, ResourceType.GROUP, "g", AclOperation.DESCRIBE)
+    metadata = wire.request(
+        3, 10, topics=[{"name": "open", "topic_id": None}], allow_auto_topic_creation=False,
+        include_cluster_authorized_operations=True, include_topic_authorized_operations=True,
+    )  # fmt: skip
+    assert [t.authorized_operations for t in metadata.topics] == [{read, describe}]
+    assert metadata.authorized_operations == set()
+    groups = wire.request(15, 5, groups=["g"], include_authorized_operations=True)
+    assert [(g.error_code, g.authorized_operations) for g in groups.groups] == [(0, {describe})]
+    allow(secured, ResourceType.BROKER, "kafka-cluster", AclOperation.DESCRIBE)
+    cluster = wire.request(60, 1, include_cluster_authorized_operations=True, endpoint_type=1)
+    assert cluster.error_code == 0 and cluster.authorized_operations == {describe}
