@@ -1,10 +1,11 @@
 """A hypothesis state machine over share groups in virtual time: joins, heartbeats, leaves, session
 timeouts, topic creations and growth, and restarts (a fresh coordinator replaying every record).
 
-Invariants: the group is what its records say (a replay gives the same group); every member has a
-target at the group's epoch; a member's partitions are of topics it subscribes to; every partition
-of a subscribed topic goes to some subscriber; with at least as many partitions as subscribers, each
-goes to exactly one, and the counts differ by at most one.
+Invariants: the group is what its records say (a replay gives the same group); every partition a
+member was given was initialized in the share-state persister; every member has a target at the
+group's epoch; a member's partitions are of topics it subscribes to; every partition of a
+subscribed topic goes to some subscriber; with at least as many partitions as subscribers, each goes
+to exactly one, and the counts differ by at most one.
 """
 
 from __future__ import annotations
@@ -117,6 +118,20 @@ class ShareGroupMachine(RuleBasedStateMachine):
         for record in self.h.sink.records:
             fresh.replay(record)
         assert _snapshot(fresh.get_share_group(GROUP)) == _snapshot(self._group())
+
+    @invariant()
+    def every_assigned_partition_has_share_state(self) -> None:
+        group = self._group()
+        if group is None:
+            return
+        # What members were given (a target not yet sent is initialized at the heartbeat sending it).
+        for member in group.members.values():
+            for topic_id, partitions in member.assigned:
+                if self.h.topics.by_id(topic_id) is None:
+                    continue  # deleted since: its state is gone, the member loses it at its next heartbeat
+                assert set(partitions) <= group.initialized[topic_id][1]
+                assert all((GROUP, topic_id, p) in self.h.persister.offsets for p in partitions)
+        assert not group.initializing
 
     @invariant()
     def assignment_is_complete_and_balanced(self) -> None:
