@@ -203,6 +203,17 @@ def check(config: Config, nodes: int = 1) -> None:
         check_port_free(config.host, port)
     if config.listeners:
         check_listeners(config)
+    if config.authorizer_class_name.strip():
+        check_authorizer(config.authorizer_class_name.strip())
+
+
+def check_authorizer(name: str) -> None:
+    """`authorizer.class.name` names an authorizer kafkito provides (Kafka's StandardAuthorizer rules)."""
+    from kafkito.broker.security.authorizer import AUTHORIZER_CLASSES
+
+    if name not in AUTHORIZER_CLASSES:
+        known = " or ".join(sorted(AUTHORIZER_CLASSES))
+        raise PreflightError(f"authorizer.class.name={name} is not available: use {known}")
 
 
 def check_listeners(config: Config) -> None:
