@@ -33,5 +33,7 @@ def test_kafka_s_class_names_turn_it_on(tmp_path: Path, name: str) -> None:
 
 
 def test_another_class_is_refused_before_start() -> None:
-    with pytest.raises(PreflightError, match=re.escape("authorizer.class.name=com.example.Custom is not available")):
+    with pytest.raises(
+        PreflightError, match=re.escape("authorizer.class.name=com.example.Custom is not available")
+    ):
         check_authorizer("com.example.Custom")
