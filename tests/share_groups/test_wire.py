@@ -169,3 +169,32 @@ def test_share_version_zero_turns_share_groups_off(broker: ThreadBroker) -> None
         )  # fmt: skip
         assert update(1, 1) == 0
         assert beat(client, "off", str(uuid.uuid4()), 0, ["share-off"]).error_code == 0
+
+
+def test_offset_apis_name_unknown_topics_per_partition(broker: ThreadBroker) -> None:
+    create_topic(broker.bootstrap, "share-known", 1)
+    member = str(uuid.uuid4())
+    with WireClient(broker.bootstrap) as client:
+        beat(client, "sg-o", member, 0, ["share-known"])
+        assert beat(client, "sg-o", member, -1).error_code == 0
+        asked = [
+            dict(topic_name="nowhere", partitions=[0, 1]),
+            dict(topic_name="share-known", partitions=[0]),
+        ]
+        for version in (0, 1):
+            group = client.request(90, version, groups=[dict(group_id="sg-o", topics=asked)]).groups[0]
+            nowhere, known = group.topics
+            assert [p.error_code for p in nowhere.partitions] == [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION] * 2
+            assert (known.partitions[0].error_code, known.partitions[0].start_offset) == (0, 0)
+        reset = [
+            dict(topic_name="nowhere", partitions=[dict(partition_index=0, start_offset=1)]),
+            dict(topic_name="share-known", partitions=[dict(partition_index=5, start_offset=1)]),
+        ]
+        altered = client.request(91, 0, group_id="sg-o", topics=reset)
+        assert altered.error_code == 0
+        codes = [p.error_code for t in altered.responses for p in t.partitions]
+        assert codes == [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION] * 2
+        deleted = client.request(92, 0, group_id="sg-o", topics=[dict(topic_name="nowhere")])
+        assert deleted.responses[0].error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        other = client.request(90, 1, groups=[dict(group_id="", topics=None)]).groups[0]
+        assert other.error_code == ErrorCode.INVALID_GROUP_ID
