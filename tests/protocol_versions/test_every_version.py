@@ -12,8 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from kafkito.broker.handlers import KAFKA4_MINIMUMS, supported_versions
-from kafkito.protocol.codec import RESPONSES
+from kafkito.broker.handlers import KAFKA4_MINIMUMS, VERSIONS, supported_versions
+from kafkito.protocol.codec import MESSAGES, REQUESTS, RESPONSES, build_request
+from kafkito.protocol.error_response import error_response
 from kafkito.protocol.errors import ErrorCode
 from tests.conftest import make_config
 from tests.protocol_versions.requests import default_request, error_codes
@@ -38,6 +39,8 @@ EXPECTED: dict[int, set[int]] = {
     68: {E.INVALID_REQUEST},  # ConsumerGroupHeartbeat: no group id
     72: {E.INVALID_REQUEST},  # PushTelemetry: no client instance id
     76: {E.INVALID_REQUEST},  # ShareGroupHeartbeat: no group id
+    78: {E.INVALID_GROUP_ID},  # ShareFetch
+    79: {E.INVALID_GROUP_ID},  # ShareAcknowledge
     91: {E.INVALID_GROUP_ID},  # AlterShareGroupOffsets
     92: {E.INVALID_GROUP_ID},  # DeleteShareGroupOffsets
 }
@@ -123,22 +126,42 @@ def test_kafka4_broker_answers_every_version_it_serves(
         assert version == RESPONSES[api_key].decode(frame, version=version, header=True).API_VERSION
 
 
+# APIs kafka-python has a schema of and kafkito has no handler for (DescribeQuorum, ...): answered
+# UNSUPPORTED_VERSION at every version of the schema, not closed.
+UNSERVED = [
+    (key, v) for key in sorted(MESSAGES) if key not in VERSIONS for v in range(REQUESTS[key].max_version + 1)
+]
+
+
+@pytest.mark.parametrize(("api_key", "version"), UNSERVED)
 def test_a_known_api_without_a_handler_is_answered_unsupported_version(
-    brokers: dict[bool, ThreadBroker],
+    brokers: dict[bool, ThreadBroker], api_key: int, version: int
 ) -> None:
     with WireClient(brokers[False].bootstrap) as client:
-        response = client.request(55, 0, topics=[])  # DescribeQuorum: a KRaft controller's API
-        assert response.error_code == E.UNSUPPORTED_VERSION
-        marker = dict(
-            producer_id=5,
-            producer_epoch=0,
-            transaction_result=True,
-            coordinator_epoch=0,
-            topics=[dict(name="a", partition_indexes=[1])],
-        )
-        response = client.request(27, 1, markers=[marker])  # WriteTxnMarkers: no top-level error code
-        assert [m.producer_id for m in response.markers] == [5]
+        frame = _ask(client, api_key, version)
+        assert frame is not None, "the broker closed the connection"
+        response = RESPONSES[api_key].decode(frame, version=version, header=True)
+        assert bytes(response.encode(header=True)) == frame
+        if hasattr(response, "error_code"):
+            assert response.error_code == E.UNSUPPORTED_VERSION
         assert client.request(18, 0).error_code == E.NONE
+
+
+def test_the_refusal_mirrors_the_entries_of_a_response_without_a_top_level_error() -> None:
+    marker = dict(
+        producer_id=5,
+        producer_epoch=0,
+        transaction_result=True,
+        coordinator_epoch=0,
+        topics=[dict(name="a", partition_indexes=[1])],
+    )
+    request = build_request(27, 1, markers=[marker])  # WriteTxnMarkers: no top-level error code
+    response = error_response(27, 1, request, E.UNSUPPORTED_VERSION, "no")
+    assert [(m.producer_id, [t.name for t in m.topics]) for m in response.markers] == [(5, ["a"])]
+    creations = [dict(resource_type=2, resource_name="t", resource_pattern_type=3, principal="User:a",
+                      host="*", operation=2, permission_type=3)] * 2  # fmt: skip
+    acls = error_response(30, 1, build_request(30, 1, creations=creations), E.UNSUPPORTED_VERSION, "no")
+    assert [(r.error_code, r.error_message) for r in acls.results] == [(E.UNSUPPORTED_VERSION, "no")] * 2
 
 
 def test_an_unknown_api_key_or_version_closes_as_kafka_does(brokers: dict[bool, ThreadBroker]) -> None:
