@@ -224,3 +224,15 @@ def test_a_topic_without_down_conversion_refuses_old_fetches(broker: ThreadBroke
         produce(client, 2, "nodown", message_set(1))
         assert fetch(client, 3, "nodown").error_code == ErrorCode.UNSUPPORTED_VERSION
         assert fetch(client, 4, "nodown").error_code == ErrorCode.NONE
+
+
+def test_down_conversion_drops_control_batches_and_keeps_transactional_records() -> None:
+    from kafkito.broker.log.control import marker_batch
+
+    txn = DefaultRecordBatchBuilder(2, 0, 1, 7, 0, 0, 1 << 20)  # transactional, producer id 7
+    txn.append(0, 1000, b"k", b"in a transaction", [])
+    records = bytes(txn.build())
+    marker = bytearray(marker_batch(7, 0, False, 0, 2000))  # an ABORT marker after it
+    struct.pack_into(">q", marker, 0, 1)  # at offset 1
+    converted = legacy_messages(down_convert(records + bytes(marker), 1, 0), 1)
+    assert converted == [(0, 1000, b"k", b"in a transaction")]  # read uncommitted, no marker
