@@ -9,6 +9,7 @@ Kafka compares it with an ACL's host (`acl_host`). A denial is logged, as Kafka'
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import structlog
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
     from kafkito.broker.security.store import SecurityStore
 
 log = structlog.get_logger("kafkito.authorizer")
+
+# A client's address as ACL hosts are written, parsed once per address rather than once per decision.
+_acl_host = lru_cache(maxsize=4096)(acl_host)
 
 AUTHORIZER_CLASSES = frozenset(
     {"org.apache.kafka.metadata.authorizer.StandardAuthorizer", "kafka.security.authorizer.AclAuthorizer"}
@@ -49,7 +53,7 @@ class Authorizer:
         principal = ctx.principal
         if principal in self.super_users:
             return True
-        host = acl_host(ctx.peer_host)
+        host = _acl_host(ctx.peer_host)
         store = self._store()
         said = store.authorize(principal, host, op, resource_type, name)
         if said is None:
@@ -87,7 +91,7 @@ class Authorizer:
             return True
         acls = self._store().acls
         return acls.authorize_by_resource_type(
-            principal, acl_host(ctx.peer_host), op, resource_type, allow_if_no_acl=self.allow_if_no_acl
+            principal, _acl_host(ctx.peer_host), op, resource_type, allow_if_no_acl=self.allow_if_no_acl
         )
 
 
