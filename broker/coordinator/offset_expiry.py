@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from kafkito.broker.coordinator.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup
 from kafkito.broker.coordinator.classic.state import GroupState
-from kafkito.broker.coordinator.consumer.group import ConsumerGroup
 from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
+
+if TYPE_CHECKING:  # imported with the first consumer group, not at start
+    from kafkito.broker.coordinator.consumer.group import ConsumerGroup
 
 
 def expired_offsets(
@@ -26,7 +29,7 @@ def expired_offsets(
     An offset with a write in flight never expires; an explicit expiry timestamp (OffsetCommit
     v2-v4 retention time) takes precedence over the age rule.
     """
-    if isinstance(group, ConsumerGroup):
+    if not isinstance(group, ClassicGroup):
         return _expired(group, now_ms, retention_ms, _commit_time, group.is_subscribed_to_topic)
     base: Callable[[OffsetAndMetadata], int]
     subscribed: set[str] | frozenset[str] = frozenset()

@@ -29,3 +29,44 @@ def test_serve_imports_no_handler_and_no_transaction_coordinator() -> None:
     # OpenSSL), the heterogeneous assignor's fractions (with decimal): ~4 ms of every start together.
     eager = loaded & {"re2", "hashlib", "fractions", "decimal"}
     assert not eager, f"{eager}: import them where they are first used (BENCHMARKS.md, start-up)"
+
+
+# KIP-848 consumer groups' machinery (`coordinator/consumer/`: groups, heartbeats, assignors, the
+# classic-member bridge... ~5 ms): imported by the first consumer-group request or record, not by a
+# broker whose `__consumer_offsets` holds classic groups only. Their record types stay (decoding).
+_CONSUMER_PART = (
+    "kafkito.broker.coordinator.consumer.groups",
+    "kafkito.broker.coordinator.consumer.heartbeat",
+    "kafkito.broker.coordinator.consumer.classic_members",
+    "kafkito.broker.coordinator.consumer.assignors",
+    "kafkito.broker.coordinator.consumer.group",
+)
+_REPLAY = f"""
+import json, sys, kafkito.broker.cli, kafkito.broker.app, kafkito.broker.server
+from kafkito.broker.coordinator import CoordinatorConfig, GroupCoordinator, OffsetAndMetadata, TopicPartition
+from kafkito.broker.coordinator.records import GroupMetadataRecord, OffsetCommitRecord
+from kafkito.purgatory import MonotonicClock, Timer
+part = {_CONSUMER_PART!r}
+clock = MonotonicClock()
+coordinator = GroupCoordinator(CoordinatorConfig(), clock, Timer(clock))
+coordinator.replay(GroupMetadataRecord("classic", "consumer", 1, "range", "m", (), None))
+offset = OffsetAndMetadata(5, "", -1, 0, None)
+coordinator.replay(OffsetCommitRecord("classic", TopicPartition("t", 0), offset))
+coordinator.on_loaded(["classic"])
+coordinator.on_topics_changed()
+before = [m for m in part if m in sys.modules]
+from kafkito.broker.coordinator.consumer.records import ConsumerGroupMetadataRecord
+coordinator.replay(ConsumerGroupMetadataRecord("kip848", 3))
+after = [m for m in part if m in sys.modules]
+print(json.dumps([before, after, coordinator.get_consumer_group("kip848") is not None]))
+"""
+
+
+def test_consumer_group_machinery_is_imported_by_the_first_consumer_group_record() -> None:
+    out = subprocess.run([sys.executable, "-c", _REPLAY], capture_output=True, text=True, check=True)
+    before, after, created = json.loads(out.stdout.splitlines()[-1])  # after the coordinator's log lines
+    assert before == [], f"{before}: import them where a consumer group first needs them"
+    assert {"kafkito.broker.coordinator.consumer.groups", "kafkito.broker.coordinator.consumer.group"} <= {
+        *after
+    }
+    assert created
