@@ -193,6 +193,8 @@ def _offset_fetch(ctx: RequestContext, request: Any, handler: Handler) -> Any:
             for group in response.groups:
                 if group.error_code == ErrorCode.NONE:
                     _offset_topics(ctx, group, asked_all.get(group.group_id, False))
+                elif group.error_code == GROUP_DENIED:
+                    group.topics = []  # a refused group is answered without its topics, as Kafka
 
         return then(split(ctx, request, handler, "groups", "groups", decide), fix)
     if not authorizer.authorize(ctx, Op.DESCRIBE, Res.GROUP, request.group_id):

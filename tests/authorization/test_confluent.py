@@ -198,3 +198,23 @@ def test_allow_everyone_if_no_acl_found(acl_broker_factory: Callable[..., AclBro
     errors = produce(broker.confluent("alice"), "guarded")  # an ACL applies: the default does not
     assert [e.code() if e else None for e in errors] == [KafkaError.TOPIC_AUTHORIZATION_FAILED]
     assert produce(broker.confluent("bob"), "guarded") == [None]
+
+
+def test_offsets_in_a_transaction_need_the_group(secured: AclBroker, orders: str) -> None:
+    grant(secured, ResourceType.TOPIC, orders, AclOperation.WRITE)
+    grant(secured, ResourceType.TOPIC, orders, AclOperation.READ)
+    grant(secured, ResourceType.TRANSACTIONAL_ID, "etl", AclOperation.WRITE)
+    producer = Producer(secured.confluent("alice", **{"transactional.id": "etl"}))
+    producer.init_transactions(DEADLINE_S)
+    group = Consumer(secured.confluent("alice", **{"group.id": "etl-group"})).consumer_group_metadata()
+    producer.begin_transaction()
+    producer.produce(orders, b"out")
+    with pytest.raises(KafkaException) as refused:
+        producer.send_offsets_to_transaction([TopicPartition(orders, 0, 1)], group, DEADLINE_S)
+    assert refused.value.args[0].code() == KafkaError.GROUP_AUTHORIZATION_FAILED
+    producer.abort_transaction(DEADLINE_S)
+    grant(secured, ResourceType.GROUP, "etl-group", AclOperation.READ)
+    producer.begin_transaction()
+    producer.produce(orders, b"out")
+    producer.send_offsets_to_transaction([TopicPartition(orders, 0, 1)], group, DEADLINE_S)
+    producer.commit_transaction(DEADLINE_S)

@@ -311,3 +311,15 @@ def test_authorized_operations_are_the_principal_s(secured: AclBroker, wire: Wir
     allow(secured, ResourceType.BROKER, "kafka-cluster", AclOperation.DESCRIBE)
     cluster = wire.request(60, 1, include_cluster_authorized_operations=True, endpoint_type=1)
     assert cluster.error_code == 0 and cluster.authorized_operations == {describe}
+
+
+def test_offset_fetch_v8_answers_each_group(secured: AclBroker, wire: WireClient) -> None:
+    allow(secured, ResourceType.GROUP, "mine", AclOperation.DESCRIBE)
+    allow(secured, ResourceType.TOPIC, "open", AclOperation.DESCRIBE)
+    asked = [{"name": n, "partition_indexes": [0]} for n in ("open", "closed")]
+    groups = [{"group_id": "mine", "topics": asked}, {"group_id": "theirs", "topics": asked}]
+    response = wire.request(9, 8, groups=groups, require_stable=False)
+    by_group = {g.group_id: g for g in response.groups}
+    assert by_group["theirs"].error_code == GAF and by_group["theirs"].topics == []
+    assert by_group["mine"].error_code == 0
+    assert partition_errors(by_group["mine"].topics) == {"open": [0], "closed": [TAF]}
