@@ -84,6 +84,7 @@ class Config:
     sasl_mechanism_inter_broker_protocol: str = prop("GSSAPI", "accepted; no inter-broker traffic")
     connections_max_reauth_ms: int = prop(0, "SASL session lifetime (KIP-368); 0: none")
     sasl_server_max_receive_size: int = prop(524288, "largest frame before SASL authentication completes")
+    connection_failed_authentication_delay_ms: int = prop(100, "a failed login's connection closes after")
     ssl_keystore_type: str = prop("JKS", "PEM is the one kafkito reads")
     ssl_keystore_location: str | None = prop(None, "PEM file: the certificate chain and the private key")
     ssl_keystore_password: str | None = prop(None, "accepted (PEM keystores have none)")

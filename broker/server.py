@@ -263,7 +263,14 @@ class KafkaConnection(asyncio.BufferedProtocol):
             return
         self._write([*replies, last])
         self._log.info("connection.closed", reason=str(exc))
-        self.close()
+        # Kafka closes a failed login after connection.failed.authentication.delay.ms (KIP-306): the
+        # client reads the answer first, and a password guesser is slowed down. Nothing more is read.
+        self._busy = True
+        self._release_queue()
+        if self._transport is not None:
+            self._transport.pause_reading()
+        delay = self._broker.config.connection_failed_authentication_delay_ms
+        asyncio.get_running_loop().call_later(delay / 1000, self.close)
 
     def _through_gate(
         self, broker: Broker, frame: bytes, peer: str, context: type[RequestContext]

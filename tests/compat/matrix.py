@@ -24,6 +24,7 @@ SCENARIOS: list[tuple[str, str]] = [
     ("transactions", "transactions: commit, abort, offsets sent to a transaction"),
     ("consumer-protocol", "KIP-848 consumer protocol: group of 3 on 6 partitions, one leaves, one joins"),
     ("old-protocol", "old protocol: produce and consume as a pre-0.11 client (message formats v0/v1)"),
+    ("security", "SASL_SSL/SCRAM-SHA-512 and SASL_PLAINTEXT/PLAIN: produce, group, commit; wrong password"),
 ]
 CHECKS = """\
 What each scenario checks (every client runs each scenario at the same time as the others, on its
@@ -73,6 +74,11 @@ except where said; what the broker stored and committed is read back with raw pr
   `broker.version.fallback=0.9.0`: Produce v1, Fetch v1, ListOffsets v0, format v0) produces 30
   records over 3 partitions and reads them back byte for byte; a raw Fetch v4 finds them stored as
   v2 batches, keys and values byte-identical, without headers.
+- **security**: on a broker with SASL_PLAINTEXT and SASL_SSL listeners (certificates from `kafkito
+  certs`), the client logs in with SCRAM-SHA-512 over TLS and then with PLAIN, each time produces 10
+  records, consumes them in a group and commits (read back by a raw OffsetFetch on the PLAINTEXT
+  listener, or the client's own); with a wrong password each login fails with the broker's
+  `Authentication failed` message, as the client reports it (exception, error callback or log).
 """
 SCENARIO_IDS = [s for s, _ in SCENARIOS]
 
