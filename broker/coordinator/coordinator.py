@@ -66,15 +66,7 @@ from kafkito.broker.coordinator.results import (
     TopicPartition,
 )
 from kafkito.broker.coordinator.runtime import Runtime
-from kafkito.broker.coordinator.share.config import ShareConfig
-from kafkito.broker.coordinator.share.describe import ShareGroupDescription, describe_share_group
-from kafkito.broker.coordinator.share.group import ShareGroup
-from kafkito.broker.coordinator.share.group_configs import AllGroupConfigs, ShareGroupConfigs
-from kafkito.broker.coordinator.share.groups import LogOffsets, ShareGroups
-from kafkito.broker.coordinator.share.offsets import GroupStartOffsets, ShareOffsets, TopicResult
-from kafkito.broker.coordinator.share.persister_api import SharePersister
 from kafkito.broker.coordinator.share.records import is_share_group_record
-from kafkito.broker.coordinator.share.requests import ShareHeartbeatCallback, ShareHeartbeatRequest
 from kafkito.broker.coordinator.sink import InMemoryRecordSink, RecordSink
 from kafkito.broker.coordinator.timeline import TimelineEvent
 from kafkito.broker.coordinator.txn_commit import TransactionalCommits
@@ -91,6 +83,16 @@ if TYPE_CHECKING:  # KIP-848 consumer groups: imported with the first one (`_con
     from kafkito.broker.coordinator.consumer.requests import ConsumerHeartbeatRequest
     from kafkito.broker.coordinator.consumer.results import ConsumerGroupDescription, HeartbeatCallback
     from kafkito.broker.coordinator.consumer.topics import TopicsView
+
+    # KIP-932 share groups: imported with the first one (`_share`)
+    from kafkito.broker.coordinator.share.config import ShareConfig
+    from kafkito.broker.coordinator.share.describe import ShareGroupDescription
+    from kafkito.broker.coordinator.share.group import ShareGroup
+    from kafkito.broker.coordinator.share.group_configs import AllGroupConfigs, ShareGroupConfigs
+    from kafkito.broker.coordinator.share.groups import LogOffsets, ShareGroups
+    from kafkito.broker.coordinator.share.offsets import GroupStartOffsets, ShareOffsets, TopicResult
+    from kafkito.broker.coordinator.share.persister_api import SharePersister
+    from kafkito.broker.coordinator.share.requests import ShareHeartbeatCallback, ShareHeartbeatRequest
 
 log = structlog.get_logger("kafkito.coordinator")
 
@@ -135,8 +137,9 @@ class GroupCoordinator:
         self._topics_changes = 0  # counted until the consumer-group part exists (its topics version)
         if assignors is None and config.group_consumer_assignors != _DEFAULT_ASSIGNORS:
             self._consumer  # noqa: B018 - builds it: a bad group.consumer.assignors fails at start
-        self._share = ShareGroups(rt, share_config)
-        self._share_offsets = ShareOffsets(rt, self._share)
+        self._share_config = share_config
+        self._share_persister: SharePersister | None = None  # handed to the share part when built
+        self._share_log_offsets: LogOffsets | None = None
         self._liveness.other_groups = self._classic_member_heartbeat
         # Heartbeat: the hottest call goes straight to liveness, itself an entry (no extra call).
         self.heartbeat: Callable[[str | None, str, str | None, int], ErrorCode] = self._liveness.heartbeat
@@ -173,6 +176,29 @@ class GroupCoordinator:
     @property
     def _has_consumer_part(self) -> bool:
         return "_consumer" in self.__dict__
+
+    # -- KIP-932 share groups, built on first use -----------------------------------------------
+
+    @cached_property
+    def _share(self) -> ShareGroups:
+        """Built by the first share-group request or record (or GROUP config), as `_consumer` is."""
+        from kafkito.broker.coordinator.share.groups import ShareGroups
+
+        share = ShareGroups(self._rt, self._share_config)
+        share.persister = self._share_persister
+        if self._share_log_offsets is not None:
+            share.log_offsets = self._share_log_offsets
+        return share
+
+    @cached_property
+    def _share_offsets(self) -> ShareOffsets:
+        from kafkito.broker.coordinator.share.offsets import ShareOffsets
+
+        return ShareOffsets(self._rt, self._share)
+
+    @property
+    def _has_share_part(self) -> bool:
+        return "_share" in self.__dict__
 
     # -- what the coordinator runs on -----------------------------------------------------------
 
@@ -323,6 +349,8 @@ class GroupCoordinator:
     @entry
     def describe_share_groups(self, group_ids: Iterable[str]) -> list[ShareGroupDescription]:
         """ShareGroupDescribe: GROUP_ID_NOT_FOUND for unknown ids and groups of another type."""
+        from kafkito.broker.coordinator.share.describe import describe_share_group
+
         return [describe_share_group(self._rt, group_id) for group_id in group_ids]
 
     @entry
@@ -364,6 +392,8 @@ class GroupCoordinator:
     @property
     def all_group_configs(self) -> AllGroupConfigs:
         """The GROUP config resource: consumer-group and share-group configs together."""
+        from kafkito.broker.coordinator.share.group_configs import AllGroupConfigs
+
         return AllGroupConfigs(self._consumer.configs, self._share.configs)
 
     @property
@@ -373,7 +403,9 @@ class GroupCoordinator:
     @share_persister.setter
     def share_persister(self, persister: SharePersister | None) -> None:
         """The share-state persister (S-DATA's), told of partitions a share group starts to consume."""
-        self._share.persister = persister
+        self._share_persister = persister
+        if self._has_share_part:
+            self._share.persister = persister
 
     @property
     def share_log_offsets(self) -> LogOffsets:
@@ -382,7 +414,9 @@ class GroupCoordinator:
     @share_log_offsets.setter
     def share_log_offsets(self, offsets: LogOffsets) -> None:
         """(topic id, partition) -> (log start, log end): where share.auto.offset.reset starts."""
-        self._share.log_offsets = offsets
+        self._share_log_offsets = offsets
+        if self._has_share_part:
+            self._share.log_offsets = offsets
 
     @property
     def group_configs(self) -> GroupConfigs:
@@ -397,7 +431,8 @@ class GroupCoordinator:
             self._consumer.on_topics_changed()
         else:
             self._topics_changes += 1
-        self._share.on_topics_changed()
+        if self._has_share_part:
+            self._share.on_topics_changed()
 
     # -- offsets --------------------------------------------------------------------------------
 
@@ -574,7 +609,8 @@ class GroupCoordinator:
         group_ids = list(group_ids)
         if self._has_consumer_part:
             self._consumer.on_loaded(group_ids)
-        self._share.on_loaded(group_ids)
+        if self._has_share_part:
+            self._share.on_loaded(group_ids)
         max_size = self._rt.config.group_max_size
         for group_id in group_ids:
             group = self._rt.groups.get(group_id)
