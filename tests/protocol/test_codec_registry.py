@@ -20,7 +20,12 @@ _PACKAGES = (
 )
 _CLIENT = ("kafka.admin", "kafka.consumer", "kafka.producer", "kafka.net")
 # Messages kafka-python does not ship, built by its machinery from kafkito's own JSON schemas.
-_OWN = ("kafkito.protocol.consumer_groups", "kafkito.protocol.share_fetch", "kafkito.protocol.telemetry")
+_OWN = (
+    "kafkito.protocol.consumer_groups",
+    "kafkito.protocol.share_fetch",
+    "kafkito.protocol.share_groups",
+    "kafkito.protocol.telemetry",
+)
 
 
 def _kafka_python_messages() -> tuple[dict[int, Any], dict[int, Any]]:
