@@ -40,6 +40,10 @@ _CONSUMER_PART = (
     "kafkito.broker.coordinator.consumer.classic_members",
     "kafkito.broker.coordinator.consumer.assignors",
     "kafkito.broker.coordinator.consumer.group",
+    # KIP-932 share groups' part (`coordinator/share/`), likewise (~4 ms with hashlib)
+    "kafkito.broker.coordinator.share.groups",
+    "kafkito.broker.coordinator.share.offsets",
+    "kafkito.broker.coordinator.share.plan",
 )
 _REPLAY = f"""
 import json, sys, kafkito.broker.cli, kafkito.broker.app, kafkito.broker.server
@@ -58,15 +62,22 @@ before = [m for m in part if m in sys.modules]
 from kafkito.broker.coordinator.consumer.records import ConsumerGroupMetadataRecord
 coordinator.replay(ConsumerGroupMetadataRecord("kip848", 3))
 after = [m for m in part if m in sys.modules]
-print(json.dumps([before, after, coordinator.get_consumer_group("kip848") is not None]))
+from kafkito.broker.coordinator.share.records import ShareGroupMetadataRecord
+coordinator.replay(ShareGroupMetadataRecord("kip932", 2, 0))
+share = [m for m in part if m in sys.modules and ".share." in m]
+created = [coordinator.get_consumer_group("kip848") is not None]
+created.append(coordinator.get_share_group("kip932") is not None)
+print(json.dumps([before, after, share, created]))
 """
 
 
-def test_consumer_group_machinery_is_imported_by_the_first_consumer_group_record() -> None:
+def test_group_type_machinery_is_imported_by_the_first_record_of_its_type() -> None:
     out = subprocess.run([sys.executable, "-c", _REPLAY], capture_output=True, text=True, check=True)
-    before, after, created = json.loads(out.stdout.splitlines()[-1])  # after the coordinator's log lines
+    before, after, share, created = json.loads(out.stdout.splitlines()[-1])  # after the log lines
     assert before == [], f"{before}: import them where a consumer group first needs them"
     assert {"kafkito.broker.coordinator.consumer.groups", "kafkito.broker.coordinator.consumer.group"} <= {
         *after
     }
-    assert created
+    assert not {m for m in after if ".share." in m}, "a consumer group needs no share-group module"
+    assert "kafkito.broker.coordinator.share.groups" in share
+    assert created == [True, True]
