@@ -218,3 +218,30 @@ def test_offsets_in_a_transaction_need_the_group(secured: AclBroker, orders: str
     producer.produce(orders, b"out")
     producer.send_offsets_to_transaction([TopicPartition(orders, 0, 1)], group, DEADLINE_S)
     producer.commit_transaction(DEADLINE_S)
+
+
+def test_kip848_consumer_needs_group_read_and_topic_describe(secured: AclBroker, orders: str) -> None:
+    assert produce(secured.confluent("admin"), orders) == [None]
+    config = secured.confluent(
+        "alice", **{"group.id": "modern", "group.protocol": "consumer", "auto.offset.reset": "earliest"}
+    )
+    consumer = Consumer(config)
+    consumer.subscribe([orders])
+    try:
+        assert first_error(consumer).code() == KafkaError.GROUP_AUTHORIZATION_FAILED
+    finally:
+        consumer.close()
+    grant(secured, ResourceType.GROUP, "modern", AclOperation.READ)
+    grant(secured, ResourceType.TOPIC, orders, AclOperation.READ)
+    consumer = Consumer(config)
+    consumer.subscribe([orders])
+    try:
+
+        def received() -> bool:
+            message = consumer.poll(0.2)
+            assert message is None or message.error() is None, message.error() if message else None
+            return message is not None
+
+        wait_until(received, what="a record through a KIP-848 group")
+    finally:
+        consumer.close()
