@@ -4,7 +4,11 @@ configs; the offset APIs describe, reset and delete a group's start offsets once
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -113,3 +117,53 @@ def test_two_share_consumers_share_the_partitions_then_offsets_are_reset(broker:
         gone = client.request(90, 0, groups=[dict(group_id=group, topics=asked)]).groups[0]
         assert gone.topics[0].partitions[0].start_offset == -1
         assert client.request(90, 0, groups=[dict(group_id=group, topics=None)]).groups[0].topics == []
+
+
+_MEMBER_SCRIPT = """
+import sys, time
+from confluent_kafka import ShareConsumer
+c = ShareConsumer({"bootstrap.servers": sys.argv[1], "group.id": sys.argv[2]})
+c.subscribe([sys.argv[3]])
+while True:
+    c.poll(0.5)
+"""
+
+
+def test_a_killed_share_consumer_is_fenced_by_its_session_timeout(
+    broker_factory: Callable[..., ThreadBroker],
+) -> None:
+    broker = broker_factory(group_share_session_timeout_ms=3000, group_share_min_session_timeout_ms=1000)
+    topic, group = "share-killed", "killed"
+    create_topic(broker.bootstrap, topic, 2)
+    killed = subprocess.Popen([sys.executable, "-c", _MEMBER_SCRIPT, broker.bootstrap, group, topic])
+    survivor = ShareConsumer({"bootstrap.servers": broker.bootstrap, "group.id": group})
+    try:
+        survivor.subscribe([topic])
+
+        def members() -> int:
+            survivor.poll(0.2)
+            return len(_describe(broker.bootstrap, group).members)
+
+        wait_until(lambda: members() == 2, what="both share consumers in the group")
+        killed.send_signal(signal.SIGKILL)
+        killed.wait(10)
+        wait_until(lambda: members() == 1, what="the killed member fenced")
+        (member,) = _describe(broker.bootstrap, group).members
+        wait_until(
+            lambda: (survivor.poll(0.2), len(_partitions_of(broker.bootstrap, group)) == 2)[1],
+            what="the survivor given both partitions",
+        )
+        assert member.member_epoch >= 1
+    finally:
+        if killed.poll() is None:
+            killed.kill()
+        survivor.close()
+
+
+def _partitions_of(bootstrap: str, group: str) -> set[int]:
+    return {
+        p
+        for m in _describe(bootstrap, group).members
+        for t in m.assignment.topic_partitions
+        for p in t.partitions
+    }
