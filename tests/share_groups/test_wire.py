@@ -109,6 +109,8 @@ def test_one_namespace_with_classic_and_consumer_groups(broker: ThreadBroker) ->
         assert (consumer.error_code, consumer.error_message) == (
             ErrorCode.GROUP_ID_NOT_FOUND, "Group ns-share is not a consumer group.",
         )  # fmt: skip
+        described = client.request(69, 1, group_ids=["ns-share"], include_authorized_operations=False)
+        assert described.groups[0].error_message == "Group ns-share is not a consumer group."
         joined = client.request(
             11, 5, group_id="ns-share", session_timeout_ms=10_000, rebalance_timeout_ms=10_000, member_id="",
             group_instance_id=None, protocol_type="consumer", protocols=[dict(name="range", metadata=b"")],

@@ -24,15 +24,15 @@ if TYPE_CHECKING:
 def describe_group(
     rt: Runtime, group_id: str, assignors: Mapping[str, Assignor], default: Assignor
 ) -> ConsumerGroupDescription:
-    """ConsumerGroupDescribe of one id: GROUP_ID_NOT_FOUND for unknown ids and for classic groups.
+    """ConsumerGroupDescribe of one id: GROUP_ID_NOT_FOUND for unknown ids and for classic and share groups.
     The assignor named is the one the group uses (the most asked for, else the default)."""
     error = rt.validate_group_status(group_id, allow_empty_id=True)
     group = rt.consumer_groups.get(group_id)
     if error is not None:
         return not_found(group_id)._replace(error=error, error_message=None)
     if group is None:
-        classic = group_id in rt.groups
-        return not_found(group_id, f"Group {group_id} is not a consumer group." if classic else None)
+        other = group_id in rt.groups or group_id in rt.share_groups
+        return not_found(group_id, f"Group {group_id} is not a consumer group." if other else None)
     return describe(group, preferred_assignor(group.members, assignors, default).name)
 
 
