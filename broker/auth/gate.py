@@ -195,8 +195,9 @@ class SaslGate:
                 "sasl.authentication_failed", mechanism=self._mechanism, user=e.user, reason=e.message
             )
             raise
-        except Exception:  # a mechanism's bug must not take the connection handler with it
-            self._log.exception("sasl.mechanism_error", mechanism=self._mechanism)
+        except Exception as exc:  # a mechanism's bug must not take the connection handler with it
+            # Only the exception's type: its message or a traceback's locals could hold the secret.
+            self._log.error("sasl.mechanism_error", mechanism=self._mechanism, error=type(exc).__name__)
             raise AuthenticationFailed(
                 f"Authentication failed during authentication with SASL mechanism {self._mechanism}"
             ) from None
