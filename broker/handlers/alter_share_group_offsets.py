@@ -7,6 +7,9 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
+from kafkito.broker.coordinator.share.offsets import TopicResult
+from kafkito.broker.handlers.share_group_heartbeat import share_groups_off
+from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 91
 VERSIONS = (0, 0)
@@ -31,7 +34,12 @@ def handle(ctx: RequestContext, request: AlterShareGroupOffsetsRequestBody) -> A
     topics = [
         (t.topic_name, [(p.partition_index, p.start_offset) for p in t.partitions]) for t in request.topics
     ]
-    error, message, results = ctx.groups.alter_share_group_offsets(request.group_id, topics)
+    answer: tuple[ErrorCode, str | None, tuple[TopicResult, ...]]
+    if share_groups_off(ctx):
+        answer = (ErrorCode.UNSUPPORTED_VERSION, "The version of API is not supported.", ())
+    else:
+        answer = ctx.groups.alter_share_group_offsets(request.group_id, topics)
+    error, message, results = answer
     return ctx.response(
         throttle_time_ms=0,
         error_code=error,

@@ -7,6 +7,9 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
+from kafkito.broker.coordinator.share.offsets import TopicResult
+from kafkito.broker.handlers.share_group_heartbeat import share_groups_off
+from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 92
 VERSIONS = (0, 0)
@@ -23,7 +26,12 @@ class DeleteShareGroupOffsetsRequestBody(Protocol):
 
 def handle(ctx: RequestContext, request: DeleteShareGroupOffsetsRequestBody) -> Any:
     names = [t.topic_name for t in request.topics]
-    error, message, results = ctx.groups.delete_share_group_offsets(request.group_id, names)
+    answer: tuple[ErrorCode, str | None, tuple[TopicResult, ...]]
+    if share_groups_off(ctx):
+        answer = (ErrorCode.UNSUPPORTED_VERSION, "The version of API is not supported.", ())
+    else:
+        answer = ctx.groups.delete_share_group_offsets(request.group_id, names)
+    error, message, results = answer
     return ctx.response(
         throttle_time_ms=0,
         error_code=error,

@@ -12,7 +12,10 @@ from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator.share.offsets import GroupStartOffsets
+from kafkito.broker.handlers.share_group_heartbeat import share_groups_off
+from kafkito.protocol.errors import ErrorCode
 
+_OFF = "The version of API is not supported."
 API_KEY = 90
 VERSIONS = (0, 1)
 
@@ -58,6 +61,9 @@ def _group(described: GroupStartOffsets) -> dict[str, Any]:
 
 
 def handle(ctx: RequestContext, request: DescribeShareGroupOffsetsRequestBody) -> Any:
+    if share_groups_off(ctx):
+        off = [GroupStartOffsets(g.group_id, ErrorCode.UNSUPPORTED_VERSION, _OFF) for g in request.groups]
+        return ctx.response(throttle_time_ms=0, groups=[_group(g) for g in off])
     groups = []
     for group in request.groups:
         topics = None if group.topics is None else [(t.topic_name, list(t.partitions)) for t in group.topics]

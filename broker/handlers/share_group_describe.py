@@ -17,8 +17,10 @@ from kafkito.broker.handlers.consumer_group_describe import (
     AUTHORIZED_OPERATIONS_OMITTED,
     GROUP_OPERATIONS_BITS,
 )
+from kafkito.broker.handlers.share_group_heartbeat import share_groups_off
 from kafkito.protocol.errors import ErrorCode
 
+_OFF = "The version of API is not supported."
 API_KEY = 77
 VERSIONS = (1, 1)
 
@@ -64,5 +66,9 @@ def handle(ctx: RequestContext, request: ShareGroupDescribeRequestBody) -> Any:
     operations = (
         GROUP_OPERATIONS_BITS if request.include_authorized_operations else AUTHORIZED_OPERATIONS_OMITTED
     )
+    if share_groups_off(ctx):
+        off = ShareGroupDescription
+        described = [off(g, ErrorCode.UNSUPPORTED_VERSION, _OFF) for g in request.group_ids]
+        return ctx.response(throttle_time_ms=0, groups=[_group(ctx, g, operations) for g in described])
     described = ctx.groups.describe_share_groups(list(request.group_ids))
     return ctx.response(throttle_time_ms=0, groups=[_group(ctx, g, operations) for g in described])

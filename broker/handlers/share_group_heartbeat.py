@@ -35,6 +35,11 @@ _SHARE_GROUPS_OFF = ShareHeartbeatResult(
 )
 
 
+def share_groups_off(ctx: RequestContext) -> bool:
+    """`share.version` finalized at 0: every share-group API answers UNSUPPORTED_VERSION, as Kafka."""
+    return ctx.configs.features.levels.get(SHARE_VERSION, 0) < 1
+
+
 def handle(ctx: RequestContext, request: ShareGroupHeartbeatRequestBody) -> Any:
     def build(result: ShareHeartbeatResult) -> Any:
         assignment = None
@@ -52,7 +57,7 @@ def handle(ctx: RequestContext, request: ShareGroupHeartbeatRequestBody) -> Any:
             assignment=assignment,
         )
 
-    if ctx.configs.features.levels.get(SHARE_VERSION, 0) < 1:
+    if share_groups_off(ctx):
         return build(_SHARE_GROUPS_OFF)
     names = request.subscribed_topic_names
     heartbeat = ShareHeartbeatRequest(

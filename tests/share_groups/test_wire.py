@@ -169,6 +169,12 @@ def test_share_version_zero_turns_share_groups_off(broker: ThreadBroker) -> None
         assert (off.error_code, off.error_message) == (
             ErrorCode.UNSUPPORTED_VERSION, "The version of API is not supported.",
         )  # fmt: skip
+        described = client.request(DESCRIBE, 1, group_ids=["off"], include_authorized_operations=False)
+        assert described.groups[0].error_code == ErrorCode.UNSUPPORTED_VERSION
+        offsets = client.request(90, 1, groups=[dict(group_id="off", topics=None)])
+        assert offsets.groups[0].error_code == ErrorCode.UNSUPPORTED_VERSION
+        assert client.request(91, 0, group_id="off", topics=[]).error_code == ErrorCode.UNSUPPORTED_VERSION
+        assert client.request(92, 0, group_id="off", topics=[]).error_code == ErrorCode.UNSUPPORTED_VERSION
         assert update(1, 1) == 0
         assert beat(client, "off", str(uuid.uuid4()), 0, ["share-off"]).error_code == 0
 
