@@ -154,3 +154,25 @@ def test_a_restart_keeps_acknowledged_records_and_redelivers_acquired_ones(kafka
     kafka.call(lambda: configs.set(GROUP, "share.auto.offset.reset", "earliest"))
     with WireClient(kafka.bootstrap_servers) as wire:
         assert ranges(fetch(wire, "m2", 0, tid)) == [(3, 3, 2), (4, 4, 1)]
+
+
+def test_forgetting_a_partition_or_closing_the_session_releases_what_the_member_holds(
+    kafka: KafkitoHandle,
+) -> None:
+    produce(kafka, 4)
+    tid = topic_id(kafka)
+    with WireClient(kafka.bootstrap_servers) as one, WireClient(kafka.bootstrap_servers) as two:
+        assert ranges(fetch(one, "m1", 0, tid, max_records=2)) == [(0, 1, 1)]
+        assert ranges(fetch(two, "m2", 0, tid, max_records=2)) == [(2, 3, 1)]
+        forgotten = one.request(
+            FETCH, 1, group_id=GROUP, member_id="m1", share_session_epoch=1, max_wait_ms=0, min_bytes=1,
+            max_bytes=1 << 20, max_records=10, batch_size=10, topics=[],
+            forgotten_topics_data=[{"topic_id": tid, "partitions": [0]}],
+        )  # fmt: skip
+        assert forgotten.error_code == ErrorCode.NONE and ranges(forgotten) == []
+        # m2 accepts 2 and closes its session with a final fetch: 3 goes back, 0-1 are available
+        final = fetch(two, "m2", -1, tid, acks=[batch(2, 2, 1)])
+        assert final.error_code == ErrorCode.NONE and ranges(final) == []
+        assert final.responses[0].partitions[0].acknowledge_error_code == ErrorCode.NONE
+        assert fetch(two, "m2", 1, tid).error_code == ErrorCode.SHARE_SESSION_NOT_FOUND
+        assert ranges(fetch(two, "m3", 0, tid)) == [(0, 1, 2), (3, 3, 2)]
