@@ -21,6 +21,7 @@ from tests.compat.matrix import Matrix
 from tests.security import clients, kcat
 from tests.security.clients import Login
 from tests.security.conftest import PLAIN_JAAS, PLAIN_PASSWORD, PLAIN_USER, SCRAM_PASSWORD, SCRAM_USER
+from tests.security.kafkajs import run_kafkajs
 from tests.support.brokers import ProcessBroker, free_port
 
 
@@ -65,20 +66,16 @@ def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Secured]:
 
 
 def _kafkajs(login: Login) -> None:
-    from tests.security.test_kafkajs import _run
-
     cmd = dict(bootstrap=login.bootstrap, ca=login.ca, mechanism=(login.mechanism or "").lower(),
                user=login.user, password=login.password)  # fmt: skip
-    result = _run(op="round-trip", topic=f"js-{id(login)}", group=f"js-group-{id(login)}", **cmd)
+    result = run_kafkajs(op="round-trip", topic=f"js-{id(login)}", group=f"js-group-{id(login)}", **cmd)
     assert result.get("failed") is None and result["committed"] == "10", result
 
 
 def _kafkajs_refused(login: Login) -> str:
-    from tests.security.test_kafkajs import _run
-
     cmd = dict(bootstrap=login.bootstrap, ca=login.ca, mechanism=(login.mechanism or "").lower(),
                user=login.user, password=login.password)  # fmt: skip
-    result = _run(op="login", **cmd)
+    result = run_kafkajs(op="login", **cmd)
     return f"{result.get('error')}: {result.get('message')}"
 
 
