@@ -39,6 +39,7 @@ from kafkito.purgatory import Purgatory, SteerableClock, Timer, TimerTask
 
 if TYPE_CHECKING:
     from kafkito.broker.cluster import Topology
+    from kafkito.broker.security.authorizer import Authorizer
     from kafkito.broker.security.store import SecurityStore
     from kafkito.broker.share.manager import ShareManager
     from kafkito.broker.transactions import TransactionCoordinator
@@ -144,8 +145,6 @@ class Broker:
         return self._logs
 
     def _build_services(self, logs: LogManager) -> Services:
-        from kafkito.broker.security.authorizer import authorizer_for
-
         self.coordinator.topics = TopicsOfGroups(logs)
         return Services(
             cluster=Cluster(self.config, self.cluster_id, self._bound_port),
@@ -157,8 +156,16 @@ class Broker:
             transactions=OnFirstUse(self._transactions),
             security=OnFirstUse(self.security),
             share=OnFirstUse(self._share),
-            authorizer=authorizer_for(self.config, self.security),
+            authorizer=self._authorizer(),
         )
+
+    def _authorizer(self) -> Authorizer | None:
+        """None without `authorizer.class.name`: the ACL modules (~2 ms) are imported only with one."""
+        if not self.config.authorizer_class_name.strip():
+            return None
+        from kafkito.broker.security.authorizer import authorizer_for
+
+        return authorizer_for(self.config, self.security)
 
     def _share(self) -> ShareManager:
         """The share partitions over `__share_group_state` (reloaded as they are built), woken by appends.

@@ -81,3 +81,22 @@ def test_group_type_machinery_is_imported_by_the_first_record_of_its_type() -> N
     assert not {m for m in after if ".share." in m}, "a consumer group needs no share-group module"
     assert "kafkito.broker.coordinator.share.groups" in share
     assert created == [True, True]
+
+
+_STARTED = """
+import json, sys
+from kafkito.testing import start
+handle = start()
+try:
+    print(json.dumps(sorted(sys.modules)))
+finally:
+    handle.stop()
+"""
+
+
+def test_a_started_broker_has_no_group_type_part_and_no_authorizer() -> None:
+    out = subprocess.run([sys.executable, "-c", _STARTED], capture_output=True, text=True, check=True)
+    loaded = set(json.loads(out.stdout.splitlines()[-1]))
+    assert not loaded & set(_CONSUMER_PART)
+    # The ACL modules: only with `authorizer.class.name` set.
+    assert not loaded & {"kafkito.broker.security.acls", "kafkito.broker.security.authorizer"}
