@@ -150,9 +150,24 @@ def _by_topic(op: Op, field: str = "topics", out: str = "topics") -> Check:
 
 
 def _create_topics(ctx: RequestContext, request: Any, handler: Handler) -> Any:
-    if auth(ctx).authorize_cluster(ctx, Op.CREATE):
-        return handler.handle(ctx, request)
-    return split_topics("topics", "topics", Op.CREATE)(ctx, request, handler)
+    """CREATE on the cluster or each topic; from v5 a created topic's configs are shown only to a
+    principal that may DESCRIBE_CONFIGS it (else its topic_config_error_code says why)."""
+    authorizer = auth(ctx)
+    if authorizer.authorize_cluster(ctx, Op.CREATE):
+        result = handler.handle(ctx, request)
+    else:
+        result = split_topics("topics", "topics", Op.CREATE)(ctx, request, handler)
+    if ctx.version < 5:
+        return result
+
+    def hide_configs(response: Any) -> None:
+        for topic in response.topics:
+            if topic.error_code == 0 and not authorizer.authorize(
+                ctx, Op.DESCRIBE_CONFIGS, Res.TOPIC, topic.name, log_denied=False
+            ):
+                topic.topic_config_error_code, topic.configs = TOPIC_DENIED, []
+
+    return then(result, hide_configs)
 
 
 def _delete_topics(ctx: RequestContext, request: Any, handler: Handler) -> Any:

@@ -323,3 +323,18 @@ def test_offset_fetch_v8_answers_each_group(secured: AclBroker, wire: WireClient
     assert by_group["theirs"].error_code == GAF and by_group["theirs"].topics == []
     assert by_group["mine"].error_code == 0
     assert partition_errors(by_group["mine"].topics) == {"open": [0], "closed": [TAF]}
+
+
+def test_created_topic_configs_need_describe_configs(secured: AclBroker, wire: WireClient) -> None:
+    allow(secured, ResourceType.TOPIC, "fresh", AclOperation.CREATE)
+    fresh = [
+        {"name": "fresh", "num_partitions": 1, "replication_factor": 1, "assignments": [], "configs": []}
+    ]
+    created = wire.request(19, 5, topics=fresh, timeout_ms=5000, validate_only=False)
+    assert [(t.error_code, t.topic_config_error_code, t.configs) for t in created.topics] == [(0, TAF, [])]
+    allow(secured, ResourceType.TOPIC, "fresher", AclOperation.CREATE)
+    allow(secured, ResourceType.TOPIC, "fresher", AclOperation.DESCRIBE_CONFIGS)
+    fresh[0]["name"] = "fresher"
+    created = wire.request(19, 5, topics=fresh, timeout_ms=5000, validate_only=False)
+    assert [(t.error_code, t.topic_config_error_code) for t in created.topics] == [(0, 0)]
+    assert created.topics[0].configs
