@@ -16,7 +16,7 @@ from kafkito.protocol.errors import ErrorCode
 API_KEY = 20
 VERSIONS = (0, 6)
 
-_INTERNAL = frozenset({"__consumer_offsets", "__transaction_state"})
+_INTERNAL = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
 
 
 class DeleteTopicState(Protocol):

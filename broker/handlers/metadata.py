@@ -28,7 +28,7 @@ API_KEY = 3
 VERSIONS = (0, 12)
 
 OFFSETS_TOPIC = "__consumer_offsets"
-INTERNAL_TOPICS = frozenset({OFFSETS_TOPIC, "__transaction_state"})
+INTERNAL_TOPICS = frozenset({OFFSETS_TOPIC, "__transaction_state", "__share_group_state"})
 
 
 class MetadataTopic(Protocol):

@@ -176,3 +176,18 @@ def test_forgetting_a_partition_or_closing_the_session_releases_what_the_member_
         assert final.responses[0].partitions[0].acknowledge_error_code == ErrorCode.NONE
         assert fetch(two, "m2", 1, tid).error_code == ErrorCode.SHARE_SESSION_NOT_FOUND
         assert ranges(fetch(two, "m3", 0, tid)) == [(0, 1, 2), (3, 3, 2)]
+
+
+def test_the_share_state_topic_is_internal(kafka: KafkitoHandle) -> None:
+    produce(kafka, 1)
+    with WireClient(kafka.bootstrap_servers) as wire:
+        fetch(wire, "m1", 0, topic_id(kafka))  # creates __share_group_state
+        listed = wire.request(3, 12, topics=None, allow_auto_topic_creation=False,
+                              include_topic_authorized_operations=False)  # fmt: skip
+        internal = {t.name: t.is_internal for t in listed.topics}
+        assert internal["__share_group_state"] is True and internal["jobs"] is False
+        deleted = wire.request(20, 6, topics=[{"name": "__share_group_state", "topic_id": uuid.UUID(int=0)}],
+                               timeout_ms=5000)  # fmt: skip
+        assert (
+            deleted.responses[0].error_code == ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        )  # as for any internal one
