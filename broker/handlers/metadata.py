@@ -5,8 +5,8 @@ v4 allow_auto_topic_creation; v5 offline replicas; v7 leader epoch; v8 authorize
 v9 flexible; v10 topic ids; v11 drops cluster authorized operations; v12 null topic names (by id).
 
 As Kafka: all topics (null) lists the internal ones too (`__consumer_offsets`, `__transaction_state`,
-once they exist) with is_internal set; a topic auto-created by this request is answered with
-LEADER_NOT_AVAILABLE and no partitions, and the next request sees it.
+`__share_group_state`, once they exist) with is_internal set; a topic auto-created by this request is
+answered with LEADER_NOT_AVAILABLE and no partitions, and the next request sees it.
 """
 
 from __future__ import annotations
