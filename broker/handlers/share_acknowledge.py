@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
+from kafkito.broker.handlers.share_group_heartbeat import share_groups_off
 from kafkito.broker.share.answers import AckTopicField, apply_acks, by_topic, error_message
 from kafkito.broker.share.sessions import FINAL_EPOCH, INITIAL_EPOCH, ShareSessionError
 from kafkito.protocol.errors import ErrorCode
@@ -48,6 +49,8 @@ def handle(ctx: RequestContext, request: ShareAcknowledgeRequest) -> Any:
         return _response(ctx, ErrorCode.INVALID_GROUP_ID, "The group id is required.", [], 0)
     if not member_id:
         return _response(ctx, ErrorCode.INVALID_REQUEST, "The member id is required.", [], 0)
+    if share_groups_off(ctx):
+        return _response(ctx, ErrorCode.UNSUPPORTED_VERSION, "The version of API is not supported.", [], 0)
     manager = ctx.share
     lock_ms = manager.lock_duration(group_id)
     if epoch == INITIAL_EPOCH:

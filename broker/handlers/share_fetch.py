@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
+from kafkito.broker.handlers.share_group_heartbeat import share_groups_off
 from kafkito.broker.share.answers import (
     AckTopicField,
     PartitionKey,
@@ -56,18 +57,27 @@ def _failure(ctx: RequestContext, error: ErrorCode, message: str) -> Any:
     )  # fmt: skip
 
 
+def _refusal(ctx: RequestContext, request: ShareFetchRequest) -> tuple[ErrorCode, str] | None:
+    if not request.group_id:
+        return ErrorCode.INVALID_GROUP_ID, "The group id is required."
+    if not request.member_id:
+        return ErrorCode.INVALID_REQUEST, "The member id is required."
+    if share_groups_off(ctx):
+        return ErrorCode.UNSUPPORTED_VERSION, "The version of API is not supported."
+    if request.share_session_epoch == INITIAL_EPOCH and has_acks(request.topics):
+        return ErrorCode.INVALID_REQUEST, "Acknowledgements in an initial share fetch."
+    return None
+
+
 def handle(ctx: RequestContext, request: ShareFetchRequest) -> Any:
-    group_id, member_id, epoch = request.group_id, request.member_id, request.share_session_epoch
-    if not group_id:
-        return _failure(ctx, ErrorCode.INVALID_GROUP_ID, "The group id is required.")
-    if not member_id:
-        return _failure(ctx, ErrorCode.INVALID_REQUEST, "The member id is required.")
+    refusal = _refusal(ctx, request)
+    if refusal is not None:
+        return _failure(ctx, *refusal)
+    group_id, member_id, epoch = request.group_id or "", request.member_id or "", request.share_session_epoch
     manager = ctx.share
     renew = bool(getattr(request, "is_renew_ack", False))
     try:
         if epoch == INITIAL_EPOCH:
-            if has_acks(request.topics):
-                return _failure(ctx, ErrorCode.INVALID_REQUEST, "Acknowledgements in an initial share fetch.")
             session, gone = manager.sessions.open(group_id, member_id)
             for old in gone:
                 manager.release_session(old)

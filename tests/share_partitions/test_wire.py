@@ -191,3 +191,20 @@ def test_the_share_state_topic_is_internal(kafka: KafkitoHandle) -> None:
         assert (
             deleted.responses[0].error_code == ErrorCode.TOPIC_AUTHORIZATION_FAILED
         )  # as for any internal one
+
+
+def test_share_version_zero_turns_share_fetch_and_acknowledge_off(kafka: KafkitoHandle) -> None:
+    tid = topic_id(kafka)
+    with WireClient(kafka.bootstrap_servers) as wire:
+        assert fetch(wire, "m1", 0, tid).error_code == ErrorCode.NONE
+        update = dict(feature="share.version", max_version_level=0, upgrade_type=2)  # safe downgrade
+        assert (
+            wire.request(57, 1, timeout_ms=1000, feature_updates=[update], validate_only=False).error_code
+            == 0
+        )
+        off = fetch(wire, "m1", 1, tid)
+        assert (off.error_code, off.error_message) == (
+            ErrorCode.UNSUPPORTED_VERSION,
+            "The version of API is not supported.",
+        )
+        assert acknowledge(wire, "m1", 1, tid, []).error_code == ErrorCode.UNSUPPORTED_VERSION
