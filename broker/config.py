@@ -207,7 +207,7 @@ _REVERSE_ALIASES = {"node_id": "node.id"}
 
 
 def _type_hints(cls: type) -> dict[str, Any]:
-    """`typing.get_type_hints(cls)` for its plain annotations, each distinct one evaluated once: the ~190
+    """`typing.get_type_hints(cls)` for its plain annotations, each distinct one evaluated once: the ~90
     fields share a dozen (`int`, `str | None`...), and get_type_hints compiles every one (~2 ms a start)."""
     namespace = dict(vars(cls))  # as get_type_hints: the class's names first (`set` is a method here)
     evaluated: dict[str, Any] = {}
