@@ -372,6 +372,39 @@ def _list_transactions(ctx: RequestContext, request: Any, handler: Handler) -> A
     )
 
 
+def _share_topics(ctx: RequestContext, request: Any, handler: Handler) -> Any:
+    """ShareFetch/ShareAcknowledge: the partitions of a topic the principal may not READ are answered
+    TOPIC_AUTHORIZATION_FAILED (their records neither acquired nor acknowledged)."""
+    authorizer = auth(ctx)
+    entries = list(request.topics or ())
+    denied = [t for t in entries if not _may(ctx, authorizer.authorize, Op.READ, t)]
+    if not denied:
+        return handler.handle(ctx, request)
+    request.topics = [t for t in entries if t not in denied]
+    no_leader = {"leader_id": -1, "leader_epoch": -1}
+    answers = [
+        {
+            "topic_id": t.topic_id,
+            "partitions": [
+                {
+                    "partition_index": p.partition_index,
+                    "error_code": TOPIC_DENIED,
+                    "current_leader": no_leader,
+                }
+                for p in t.partitions
+            ],
+        }
+        for t in denied
+    ]
+    extra = build_response(ctx.header.api_key, ctx.version, responses=answers).responses
+    return then(handler.handle(ctx, request), lambda response: response.responses.extend(extra))
+
+
+def _may(ctx: RequestContext, authorize: Any, op: Op, entry: Any) -> bool:
+    name = _topic_name(ctx, entry)
+    return name is None or bool(authorize(ctx, op, Res.TOPIC, name))
+
+
 def _describe_share_group_offsets(ctx: RequestContext, request: Any, handler: Handler) -> Any:
     authorizer = auth(ctx)
 
@@ -444,13 +477,13 @@ CHECKS: dict[int, Check] = {
         strings("group_ids", "groups", Res.GROUP, Op.DESCRIBE, GROUP_DENIED, "group_id")
     ),
     75: _describe_topic_partitions,
-    # Share groups (KIP-932): the group's READ or DESCRIBE (their topics are not checked yet).
+    # Share groups (KIP-932): the group's READ or DESCRIBE; ShareFetch/ShareAcknowledge READ each topic.
     76: _group(Op.READ),  # ShareGroupHeartbeat
     77: with_group_operations(  # ShareGroupDescribe
         strings("group_ids", "groups", Res.GROUP, Op.DESCRIBE, GROUP_DENIED, "group_id")
     ),
-    78: _group(Op.READ),  # ShareFetch
-    79: _group(Op.READ),  # ShareAcknowledge
+    78: chain(_group(Op.READ), _share_topics),  # ShareFetch
+    79: chain(_group(Op.READ), _share_topics),  # ShareAcknowledge
     90: _describe_share_group_offsets,
     91: _group(Op.READ),  # AlterShareGroupOffsets
     92: _group(Op.DELETE),  # DeleteShareGroupOffsets

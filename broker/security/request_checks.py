@@ -52,16 +52,11 @@ def refuse(ctx: RequestContext, request: Any, error: ErrorCode, message: str | N
     return error_response(ctx.header.api_key, ctx.version, request, error, message)
 
 
-def _mirrored(ctx: RequestContext, request: Any, field: str, entry: Any, out: str, error: ErrorCode) -> Any:
-    """The response entry answering one request entry (of `request.<field>`) with `error`."""
+def _mirrored(ctx: RequestContext, entry: Any, out: str, error: ErrorCode) -> Any:
+    """The response entry (of `response.<out>`) answering one request entry with `error`."""
     api_key, version = ctx.header.api_key, ctx.version
-    entries = getattr(request, field)
-    setattr(request, field, [entry])
-    try:
-        fields = _mirror(response_class(api_key, version)._struct, request, version, error, None)
-    finally:
-        setattr(request, field, entries)
-    built = build_response(api_key, version, **{out: fields[out]})
+    array = response_class(api_key, version)._struct.fields[out]
+    built = build_response(api_key, version, **{out: [_mirror(array, entry, version, error, None)]})
     return getattr(built, out)[0]
 
 
@@ -73,7 +68,7 @@ def split(ctx: RequestContext, request: Any, handler: Handler, field: str, out: 
     if not any(v is not None for v in verdicts):
         return handler.handle(ctx, request)
     refused = [
-        _mirrored(ctx, request, field, entry, out, error)
+        _mirrored(ctx, entry, out, error)
         for entry, error in zip(entries, verdicts, strict=True)
         if error is not None
     ]

@@ -104,7 +104,7 @@ def test_consumer_group_needs_group_and_topic_read(secured: AclBroker, orders: s
         committed = consumer.commit(asynchronous=False)
         assert committed is not None and all(tp.error is None for tp in committed)
         offsets = consumer.committed([TopicPartition(orders, 0), TopicPartition(orders, 1)], DEADLINE_S)
-        assert sum(tp.offset for tp in offsets) == 4
+        assert sum(tp.offset for tp in offsets if tp.offset >= 0) == 4  # a partition may hold none
     finally:
         consumer.close()
 

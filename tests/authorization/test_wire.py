@@ -338,3 +338,23 @@ def test_created_topic_configs_need_describe_configs(secured: AclBroker, wire: W
     created = wire.request(19, 5, topics=fresh, timeout_ms=5000, validate_only=False)
     assert [(t.error_code, t.topic_config_error_code) for t in created.topics] == [(0, 0)]
     assert created.topics[0].configs
+
+
+def test_share_fetch_needs_the_group_and_each_topic(secured: AclBroker, wire: WireClient) -> None:
+    closed = wire.request(3, 12, topics=None, allow_auto_topic_creation=False,
+                          include_topic_authorized_operations=False)  # fmt: skip
+    assert closed.topics == []  # nothing described yet: find the topic id as the admin
+    with WireClient(secured.plaintext) as probe:
+        allow(secured, ResourceType.TOPIC, "closed", AclOperation.DESCRIBE)
+        topic_id = probe.request(3, 12, topics=None, allow_auto_topic_creation=False,
+                                 include_topic_authorized_operations=False).topics[0].topic_id  # fmt: skip
+    partitions = [{"partition_index": 0, "acknowledgement_batches": []}]
+    fetch = dict(member_id="m-1", share_session_epoch=0, max_wait_ms=0, min_bytes=1, max_bytes=1 << 20,
+                 max_records=10, batch_size=10, forgotten_topics_data=[],
+                 topics=[{"topic_id": topic_id, "partitions": partitions}])  # fmt: skip
+    refused = wire.request(78, 1, group_id="sharers", **fetch)
+    assert refused.error_code == GAF
+    allow(secured, ResourceType.GROUP, "sharers", AclOperation.READ)
+    answered = wire.request(78, 1, group_id="sharers", **fetch)
+    errors = [(t.topic_id, [p.error_code for p in t.partitions]) for t in answered.responses]
+    assert (topic_id, [TAF]) in errors
