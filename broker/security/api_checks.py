@@ -18,6 +18,19 @@ from kafkito.broker.security.authorized_operations import (
     with_group_operations,
     with_metadata_operations,
 )
+from kafkito.broker.security.group_checks import (
+    add_partitions_to_txn,
+    consumer_group_heartbeat,
+    describe_share_group_offsets,
+    describe_transactions,
+    find_coordinator,
+    init_producer_id,
+    list_groups,
+    list_transactions,
+    offset_fetch,
+    share_topics,
+    txn_offset_commit,
+)
 from kafkito.broker.security.request_checks import (
     CLUSTER_DENIED,
     DENIED_MESSAGE,
@@ -29,6 +42,7 @@ from kafkito.broker.security.request_checks import (
     auth,
     chain,
     cluster,
+    group_check,
     keep_only,
     refuse,
     split,
@@ -36,9 +50,9 @@ from kafkito.broker.security.request_checks import (
     strings,
     then,
     topic_check,
-    whole,
+    topic_name,
+    txn_check,
 )
-from kafkito.protocol.codec import build_response
 from kafkito.protocol.errors import ErrorCode
 
 
@@ -61,14 +75,6 @@ class Guarded:
 
 def guarded(handler: Handler) -> Guarded:
     return Guarded(handler)
-
-
-def _group(op: Op, attr: str = "group_id") -> Check:
-    return whole(Res.GROUP, op, attr, GROUP_DENIED)
-
-
-def _txn(attr: str = "transactional_id") -> Check:
-    return whole(Res.TRANSACTIONAL_ID, Op.WRITE, attr, TXN_DENIED)
 
 
 # -- topics ----------------------------------------------------------------------------------------
@@ -108,7 +114,7 @@ def _metadata(ctx: RequestContext, request: Any, handler: Handler) -> Any:
     may_create_all: list[bool] = []  # decided once, when a topic to create is met
 
     def decide(entry: Any) -> ErrorCode | None:
-        name = _topic_name(ctx, entry)
+        name = topic_name(ctx, entry)
         if name is None:
             return None
         if not authorizer.authorize(ctx, Op.DESCRIBE, Res.TOPIC, name):
@@ -124,15 +130,6 @@ def _metadata(ctx: RequestContext, request: Any, handler: Handler) -> Any:
     return split(ctx, request, handler, "topics", "topics", decide)
 
 
-def _topic_name(ctx: RequestContext, entry: Any) -> str | None:
-    """A request entry's topic name, or the name of its topic id (None: not known here)."""
-    name = entry if isinstance(entry, str) else getattr(entry, "name", None)
-    if name is None and getattr(entry, "topic_id", None) is not None:
-        info = ctx.topics.get_by_id(entry.topic_id)
-        name = info.name if info is not None else None
-    return name
-
-
 def _by_topic(op: Op, field: str = "topics", out: str = "topics") -> Check:
     """Like `split_topics`, for entries that may name their topic by id."""
 
@@ -140,7 +137,7 @@ def _by_topic(op: Op, field: str = "topics", out: str = "topics") -> Check:
         authorizer = auth(ctx)
 
         def decide(entry: Any) -> ErrorCode | None:
-            name = _topic_name(ctx, entry)
+            name = topic_name(ctx, entry)
             ok = name is None or authorizer.authorize(ctx, op, Res.TOPIC, name)
             return None if ok else TOPIC_DENIED
 
@@ -190,113 +187,7 @@ def _describe_topic_partitions(ctx: RequestContext, request: Any, handler: Handl
     )
 
 
-# -- groups ----------------------------------------------------------------------------------------
-
-
-def _offset_fetch(ctx: RequestContext, request: Any, handler: Handler) -> Any:
-    """DESCRIBE on the group (each group from v8); the topics asked for that the principal may not
-    DESCRIBE are TOPIC_AUTHORIZATION_FAILED, and a listing of all topics leaves them out."""
-    authorizer = auth(ctx)
-    if ctx.version >= 8:
-        asked_all = {g.group_id: g.topics is None for g in request.groups}
-
-        def decide(group: Any) -> ErrorCode | None:
-            ok = authorizer.authorize(ctx, Op.DESCRIBE, Res.GROUP, group.group_id)
-            return None if ok else GROUP_DENIED
-
-        def fix(response: Any) -> None:
-            for group in response.groups:
-                if group.error_code == ErrorCode.NONE:
-                    _offset_topics(ctx, group, asked_all.get(group.group_id, False))
-                elif group.error_code == GROUP_DENIED:
-                    group.topics = []  # a refused group is answered without its topics, as Kafka
-
-        return then(split(ctx, request, handler, "groups", "groups", decide), fix)
-    if not authorizer.authorize(ctx, Op.DESCRIBE, Res.GROUP, request.group_id):
-        return refuse(ctx, request, GROUP_DENIED)
-    asked = request.topics is None
-    return then(handler.handle(ctx, request), lambda response: _offset_topics(ctx, response, asked))
-
-
-def _offset_topics(ctx: RequestContext, holder: Any, asked_all: bool) -> None:
-    authorizer = auth(ctx)
-    kept = []
-    for topic in holder.topics:
-        if authorizer.authorize(ctx, Op.DESCRIBE, Res.TOPIC, topic.name):
-            kept.append(topic)
-        elif not asked_all:
-            for p in topic.partitions:
-                p.error_code, p.committed_offset, p.metadata = TOPIC_DENIED, -1, None
-            kept.append(topic)
-    holder.topics = kept
-
-
-def _find_coordinator(ctx: RequestContext, request: Any, handler: Handler) -> Any:
-    key_type = request.key_type if ctx.version >= 1 else 0
-    if key_type == 0:
-        resource, error = Res.GROUP, GROUP_DENIED
-    elif key_type == 1:
-        resource, error = Res.TRANSACTIONAL_ID, TXN_DENIED
-    else:
-        return handler.handle(ctx, request)
-    authorizer = auth(ctx)
-    if ctx.version < 4:
-        if authorizer.authorize(ctx, Op.DESCRIBE, resource, request.key):
-            return handler.handle(ctx, request)
-        return refuse(ctx, request, error)
-    keys = list(request.coordinator_keys)
-    refused = [k for k in keys if not authorizer.authorize(ctx, Op.DESCRIBE, resource, k)]
-    if not refused:
-        return handler.handle(ctx, request)
-    request.coordinator_keys = [k for k in keys if k not in refused]
-    entries = [
-        {"key": k, "node_id": -1, "host": "", "port": -1, "error_code": error, "error_message": error.name}
-        for k in refused
-    ]
-    extra = build_response(ctx.header.api_key, ctx.version, coordinators=entries).coordinators
-    if not request.coordinator_keys:
-        return build_response(ctx.header.api_key, ctx.version, coordinators=entries, throttle_time_ms=0)
-    return then(handler.handle(ctx, request), lambda response: response.coordinators.extend(extra))
-
-
-def _list_groups(ctx: RequestContext, request: Any, handler: Handler) -> Any:
-    authorizer = auth(ctx)
-    if authorizer.authorize_cluster(ctx, Op.DESCRIBE):
-        return handler.handle(ctx, request)
-    return then(
-        handler.handle(ctx, request),
-        lambda response: keep_only(
-            response, "groups", lambda g: authorizer.authorize(ctx, Op.DESCRIBE, Res.GROUP, g.group_id)
-        ),
-    )
-
-
-def _consumer_group_heartbeat(ctx: RequestContext, request: Any, handler: Handler) -> Any:
-    authorizer = auth(ctx)
-    if not authorizer.authorize(ctx, Op.READ, Res.GROUP, request.group_id):
-        return refuse(ctx, request, GROUP_DENIED)
-    names = request.subscribed_topic_names or ()
-    denied = sorted(n for n in set(names) if not authorizer.authorize(ctx, Op.DESCRIBE, Res.TOPIC, n))
-    if denied:
-        return refuse(ctx, request, TOPIC_DENIED, f"The following topics are not authorized: {denied}")
-    return handler.handle(ctx, request)
-
-
 # -- transactions ----------------------------------------------------------------------------------
-
-
-def _init_producer_id(ctx: RequestContext, request: Any, handler: Handler) -> Any:
-    """WRITE on the transactional id; without one, IDEMPOTENT_WRITE on the cluster or WRITE on some topic."""
-    authorizer = auth(ctx)
-    if request.transactional_id is not None:
-        if not authorizer.authorize(ctx, Op.WRITE, Res.TRANSACTIONAL_ID, request.transactional_id):
-            return refuse(ctx, request, TXN_DENIED)
-    elif not (
-        authorizer.authorize_cluster(ctx, Op.IDEMPOTENT_WRITE)
-        or authorizer.authorize_any(ctx, Op.WRITE, Res.TOPIC)
-    ):
-        return refuse(ctx, request, CLUSTER_DENIED)
-    return handler.handle(ctx, request)
 
 
 def _produce(ctx: RequestContext, request: Any, handler: Handler) -> Any:
@@ -305,39 +196,6 @@ def _produce(ctx: RequestContext, request: Any, handler: Handler) -> Any:
     if txn is not None and not authorizer.authorize(ctx, Op.WRITE, Res.TRANSACTIONAL_ID, txn):
         return refuse(ctx, request, TXN_DENIED)
     return split(ctx, request, handler, "topic_data", "responses", topic_check(Op.WRITE)(ctx))
-
-
-def _add_partitions_to_txn(ctx: RequestContext, request: Any, handler: Handler) -> Any:
-    """v4+ (brokers verifying) needs CLUSTER_ACTION. Up to v3: WRITE on the transactional id, and when a
-    topic may not be written nothing is added (the others are OPERATION_NOT_ATTEMPTED)."""
-    authorizer = auth(ctx)
-    if ctx.version >= 4:
-        if authorizer.authorize_cluster(ctx, Op.CLUSTER_ACTION):
-            return handler.handle(ctx, request)
-        return refuse(ctx, request, CLUSTER_DENIED)
-    txn = request.v3_and_below_transactional_id
-    if not authorizer.authorize(ctx, Op.WRITE, Res.TRANSACTIONAL_ID, txn):
-        return refuse(ctx, request, TXN_DENIED)
-    not_tried, denied_code = ErrorCode.OPERATION_NOT_ATTEMPTED, TOPIC_DENIED
-    names = {t.name for t in request.v3_and_below_topics}
-    denied = names - authorizer.allowed(ctx, Op.WRITE, Res.TOPIC, names)
-    if not denied:
-        return handler.handle(ctx, request)
-    results = [
-        {
-            "name": t.name,
-            "results_by_partition": [
-                {"partition_index": p, "partition_error_code": denied_code if t.name in denied else not_tried}
-                for p in t.partitions
-            ],
-        }
-        for t in request.v3_and_below_topics
-    ]
-    return ctx.response(throttle_time_ms=0, results_by_topic_v3_and_below=results)
-
-
-def _txn_offset_commit(ctx: RequestContext, request: Any, handler: Handler) -> Any:
-    return chain(_txn(), _group(Op.READ), split_topics("topics", "topics", Op.READ))(ctx, request, handler)
 
 
 # -- configs ---------------------------------------------------------------------------------------
@@ -360,95 +218,31 @@ def _configs(op: Op, out: str) -> Check:
     return check
 
 
-def _list_transactions(ctx: RequestContext, request: Any, handler: Handler) -> Any:
-    authorizer = auth(ctx)
-    return then(
-        handler.handle(ctx, request),
-        lambda response: keep_only(
-            response,
-            "transaction_states",
-            lambda t: authorizer.authorize(ctx, Op.DESCRIBE, Res.TRANSACTIONAL_ID, t.transactional_id),
-        ),
-    )
-
-
-def _share_topics(ctx: RequestContext, request: Any, handler: Handler) -> Any:
-    """ShareFetch/ShareAcknowledge: the partitions of a topic the principal may not READ are answered
-    TOPIC_AUTHORIZATION_FAILED (their records neither acquired nor acknowledged)."""
-    authorizer = auth(ctx)
-    entries = list(request.topics or ())
-    denied = [t for t in entries if not _may(ctx, authorizer.authorize, Op.READ, t)]
-    if not denied:
-        return handler.handle(ctx, request)
-    request.topics = [t for t in entries if t not in denied]
-    no_leader = {"leader_id": -1, "leader_epoch": -1}
-    answers = [
-        {
-            "topic_id": t.topic_id,
-            "partitions": [
-                {
-                    "partition_index": p.partition_index,
-                    "error_code": TOPIC_DENIED,
-                    "current_leader": no_leader,
-                }
-                for p in t.partitions
-            ],
-        }
-        for t in denied
-    ]
-    extra = build_response(ctx.header.api_key, ctx.version, responses=answers).responses
-    return then(handler.handle(ctx, request), lambda response: response.responses.extend(extra))
-
-
-def _may(ctx: RequestContext, authorize: Any, op: Op, entry: Any) -> bool:
-    name = _topic_name(ctx, entry)
-    return name is None or bool(authorize(ctx, op, Res.TOPIC, name))
-
-
-def _describe_share_group_offsets(ctx: RequestContext, request: Any, handler: Handler) -> Any:
-    authorizer = auth(ctx)
-
-    def decide(group: Any) -> ErrorCode | None:
-        ok = authorizer.authorize(ctx, Op.DESCRIBE, Res.GROUP, group.group_id)
-        return None if ok else GROUP_DENIED
-
-    return split(ctx, request, handler, "groups", "groups", decide)
-
-
-_describe_transactions = strings(
-    "transactional_ids",
-    "transaction_states",
-    Res.TRANSACTIONAL_ID,
-    Op.DESCRIBE,
-    TXN_DENIED,
-    "transactional_id",
-)
-
 CHECKS: dict[int, Check] = {
     0: _produce,
     1: _fetch,
     2: split_topics("topics", "topics", Op.DESCRIBE),  # ListOffsets
     3: with_metadata_operations(_metadata),
-    8: _group(Op.READ),  # OffsetCommit (its handler refuses the topics it may not READ)
-    9: _offset_fetch,
-    10: _find_coordinator,
-    11: _group(Op.READ),  # JoinGroup
-    12: _group(Op.READ),  # Heartbeat
-    13: _group(Op.READ),  # LeaveGroup
-    14: _group(Op.READ),  # SyncGroup
+    8: group_check(Op.READ),  # OffsetCommit (its handler refuses the topics it may not READ)
+    9: offset_fetch,
+    10: find_coordinator,
+    11: group_check(Op.READ),  # JoinGroup
+    12: group_check(Op.READ),  # Heartbeat
+    13: group_check(Op.READ),  # LeaveGroup
+    14: group_check(Op.READ),  # SyncGroup
     15: with_group_operations(  # DescribeGroups
         strings("groups", "groups", Res.GROUP, Op.DESCRIBE, GROUP_DENIED, "group_id")
     ),
-    16: _list_groups,
+    16: list_groups,
     19: _create_topics,
     20: _delete_topics,
     21: split_topics("topics", "topics", Op.DELETE),  # DeleteRecords
-    22: _init_producer_id,
+    22: init_producer_id,
     23: _offset_for_leader_epoch,
-    24: _add_partitions_to_txn,
-    25: chain(_txn(), _group(Op.READ)),  # AddOffsetsToTxn
-    26: _txn(),  # EndTxn
-    28: _txn_offset_commit,
+    24: add_partitions_to_txn,
+    25: chain(txn_check(), group_check(Op.READ)),  # AddOffsetsToTxn
+    26: txn_check(),  # EndTxn
+    28: txn_offset_commit,
     29: cluster(Op.DESCRIBE),  # DescribeAcls
     30: cluster(Op.ALTER),  # CreateAcls
     31: cluster(Op.ALTER),  # DeleteAcls
@@ -462,31 +256,31 @@ CHECKS: dict[int, Check] = {
     44: _configs(Op.ALTER_CONFIGS, "responses"),  # IncrementalAlterConfigs
     45: cluster(Op.ALTER),  # AlterPartitionReassignments
     46: cluster(Op.DESCRIBE),  # ListPartitionReassignments
-    47: chain(_group(Op.DELETE), split_topics("topics", "topics", Op.READ)),  # OffsetDelete
+    47: chain(group_check(Op.DELETE), split_topics("topics", "topics", Op.READ)),  # OffsetDelete
     48: cluster(Op.DESCRIBE_CONFIGS),  # DescribeClientQuotas
     49: cluster(Op.ALTER_CONFIGS),  # AlterClientQuotas
     50: cluster(Op.DESCRIBE),  # DescribeUserScramCredentials
     51: cluster(Op.ALTER),  # AlterUserScramCredentials
     57: cluster(Op.ALTER),  # UpdateFeatures
     61: split_topics("topics", "topics", Op.READ),  # DescribeProducers
-    65: _describe_transactions,
-    66: _list_transactions,
-    68: _consumer_group_heartbeat,
+    65: describe_transactions,
+    66: list_transactions,
+    68: consumer_group_heartbeat,
     60: describe_cluster,
     69: with_group_operations(  # ConsumerGroupDescribe
         strings("group_ids", "groups", Res.GROUP, Op.DESCRIBE, GROUP_DENIED, "group_id")
     ),
     75: _describe_topic_partitions,
     # Share groups (KIP-932): the group's READ or DESCRIBE; ShareFetch/ShareAcknowledge READ each topic.
-    76: _group(Op.READ),  # ShareGroupHeartbeat
+    76: group_check(Op.READ),  # ShareGroupHeartbeat
     77: with_group_operations(  # ShareGroupDescribe
         strings("group_ids", "groups", Res.GROUP, Op.DESCRIBE, GROUP_DENIED, "group_id")
     ),
-    78: chain(_group(Op.READ), _share_topics),  # ShareFetch
-    79: chain(_group(Op.READ), _share_topics),  # ShareAcknowledge
-    90: _describe_share_group_offsets,
-    91: _group(Op.READ),  # AlterShareGroupOffsets
-    92: _group(Op.DELETE),  # DeleteShareGroupOffsets
+    78: chain(group_check(Op.READ), share_topics),  # ShareFetch
+    79: chain(group_check(Op.READ), share_topics),  # ShareAcknowledge
+    90: describe_share_group_offsets,
+    91: group_check(Op.READ),  # AlterShareGroupOffsets
+    92: group_check(Op.DELETE),  # DeleteShareGroupOffsets
 }
 
 __all__ = ["CHECKS", "DENIED_MESSAGE", "guarded"]

@@ -176,3 +176,22 @@ def strings(field: str, out: str, resource: Res, op: Op, error: ErrorCode, key: 
         return then(handler.handle(ctx, request), lambda response: getattr(response, out).extend(extra))
 
     return check
+
+
+def group_check(op: Op, attr: str = "group_id") -> Check:
+    """Refuse the request unless the principal may `op` the group `request.<attr>`."""
+    return whole(Res.GROUP, op, attr, GROUP_DENIED)
+
+
+def txn_check(attr: str = "transactional_id") -> Check:
+    """Refuse the request unless the principal may WRITE the transactional id `request.<attr>`."""
+    return whole(Res.TRANSACTIONAL_ID, Op.WRITE, attr, TXN_DENIED)
+
+
+def topic_name(ctx: RequestContext, entry: Any) -> str | None:
+    """A request entry's topic name, or the name of its topic id (None: not known here)."""
+    name = entry if isinstance(entry, str) else getattr(entry, "name", None)
+    if name is None and getattr(entry, "topic_id", None) is not None:
+        info = ctx.topics.get_by_id(entry.topic_id)
+        name = info.name if info is not None else None
+    return name
