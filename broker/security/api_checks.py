@@ -1,8 +1,9 @@
 """Which operations on which resources each API needs, as Kafka's request handlers authorize them.
 
 `guarded(handler)` wraps an API's handler when the broker has an authorizer; `CHECKS` holds each API's
-check (built from `request_checks`' blocks). APIs absent from the table need no ACL (ApiVersions,
-SASL, DescribeCluster). Fetch and OffsetCommit encode their own responses: their handlers refuse the
+check (built from `request_checks`' blocks; the group and transaction APIs' are in `group_checks`).
+APIs absent from the table need no ACL (ApiVersions, SASL); DescribeCluster only reports the
+principal's cluster operations. Fetch and OffsetCommit encode their own responses: their handlers refuse the
 topics themselves (`authorizer.denied`); here only a replica's Fetch is checked (CLUSTER_ACTION).
 """
 
