@@ -358,3 +358,16 @@ def test_share_fetch_needs_the_group_and_each_topic(secured: AclBroker, wire: Wi
     answered = wire.request(78, 1, group_id="sharers", **fetch)
     errors = [(t.topic_id, [p.error_code for p in t.partitions]) for t in answered.responses]
     assert (topic_id, [TAF]) in errors
+
+
+def test_consumer_group_heartbeat_needs_its_subscribed_topics(secured: AclBroker, wire: WireClient) -> None:
+    beat = dict(group_id="modern", member_id="m-1", member_epoch=0, instance_id=None, rack_id=None,
+                rebalance_timeout_ms=30000, subscribed_topic_names=["open", "closed"], server_assignor=None,
+                topic_partitions=[])  # fmt: skip
+    assert wire.request(68, 0, **beat).error_code == GAF
+    allow(secured, ResourceType.GROUP, "modern", AclOperation.READ)
+    allow(secured, ResourceType.TOPIC, "open", AclOperation.DESCRIBE)
+    refused = wire.request(68, 0, **beat)
+    assert refused.error_code == TAF and "closed" in (refused.error_message or "")
+    allow(secured, ResourceType.TOPIC, "closed", AclOperation.READ)
+    assert wire.request(68, 0, **beat).error_code == 0
