@@ -9,6 +9,7 @@ Two measurements, reported as ratios within one run:
       `--groups` groups, before and after compacting every partition.
 
 Usage: python bench/offsets.py [--commits 20000] [--records 1000000] [--groups 10000] [--markdown]
+       [--reload-only]   (b) alone: issue 21's "1M records in `__consumer_offsets` to reload"
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ def write_history(data_dir: Path, records: int, groups: int) -> tuple[int, int]:
     """`records` offset commit records (batches of PARTITIONS_PER_GROUP) plus one group record per group."""
     logs = LogManager(data_dir, {})
     manager = OffsetsManager(logs, OffsetsConfig(), MonotonicClock(), wall_clock_ms)
+    manager.ensure_topic()  # created on first use, as Kafka does
     store = manager.sink
     now = wall_clock_ms()
     group_ids = [f"consumer-group-{i}" for i in range(groups)]
@@ -172,13 +174,14 @@ def main() -> None:
     parser.add_argument("--groups", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--reload-only", action="store_true", help="only (b): the restarts")
     args = parser.parse_args()
     quiet_logs()
     root = Path(tempfile.mkdtemp(prefix="kafkito-bench-offsets-"))
     try:
         print(f"python {platform.python_version()} on {platform.machine()}, {args.commits} commits per run")
         rows = []
-        for partitions in (1, PARTITIONS_PER_GROUP):
+        for partitions in () if args.reload_only else (1, PARTITIONS_PER_GROUP):
             rates = {}
             for kind in ("memory", "log", "log+fsync"):
                 n = args.commits if kind != "log+fsync" else max(args.commits // 10, 100)
@@ -192,11 +195,12 @@ def main() -> None:
 
                 rates[kind] = best(run, args.repeats)
             rows.append((partitions, rates))
-        print(
-            "\n| partitions per commit | in-memory store (commits/s) | log store | log + fsync each "
-            "| log vs memory |"
-        )
-        print("|---|---|---|---|---|")
+        if rows:
+            print(
+                "\n| partitions per commit | in-memory store (commits/s) | log store | log + fsync each "
+                "| log vs memory |"
+            )
+            print("|---|---|---|---|---|")
         for partitions, rates in rows:
             print(
                 f"| {partitions} | {rates['memory']:,.0f} | {rates['log']:,.0f} | {rates['log+fsync']:,.0f} "
