@@ -144,6 +144,9 @@ def _run_serve(args: argparse.Namespace) -> int:
     finally:
         gc.freeze()
         gc.enable()
+    from kafkito.broker.malloc_tuning import keep_freed_memory
+
+    keep_freed_memory()  # megabyte buffers reuse freed memory instead of faulting in fresh pages
     broker = Broker(config, args.nodes)
     try:
         # 0 after a clean stop, 1 when a component failed to close (logged); a second signal exits at once.
