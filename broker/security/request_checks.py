@@ -56,8 +56,34 @@ def _mirrored(ctx: RequestContext, entry: Any, out: str, error: ErrorCode) -> An
     """The response entry (of `response.<out>`) answering one request entry with `error`."""
     api_key, version = ctx.header.api_key, ctx.version
     array = response_class(api_key, version)._struct.fields[out]
-    built = build_response(api_key, version, **{out: [_mirror(array, entry, version, error, None)]})
+    mirrored = _mirror(array, entry, version, error, None)
+    _partitions_by_index(array, entry, mirrored, version, error)
+    built = build_response(api_key, version, **{out: [mirrored]})
     return getattr(built, out)[0]
+
+
+def _partitions_by_index(array: Any, entry: Any, mirrored: dict[str, Any], version: int, error: int) -> None:
+    """A request entry naming its partitions by index (`partition_indexes: [0, 1]`) gets one response
+    partition each, with the error (the generic mirror pairs struct arrays only)."""
+    indexes = next(
+        (v for n, v in _fields(entry, version) if "partition" in n and isinstance(v, list) and
+         all(isinstance(i, int) for i in v)),
+        None,
+    )  # fmt: skip
+    if not indexes:
+        return
+    for name, field in array.fields.items():
+        if field.for_version_q(version) and field.is_struct_array() and not mirrored.get(name):
+            inner = {n for n, f in field.fields.items() if f.for_version_q(version)}
+            if {"partition_index", "error_code"} <= inner:
+                mirrored[name] = [{"partition_index": i, "error_code": error} for i in indexes]
+
+
+def _fields(entry: Any, version: int) -> list[tuple[str, Any]]:
+    struct = getattr(type(entry), "_struct", None)
+    if struct is None:
+        return []
+    return [(n, getattr(entry, n)) for n, f in struct.fields.items() if f.for_version_q(version)]
 
 
 def split(ctx: RequestContext, request: Any, handler: Handler, field: str, out: str, decide: Decide) -> Any:

@@ -301,9 +301,13 @@ def test_authorized_operations_are_the_principal_s(secured: AclBroker, wire: Wir
     allow(secured, ResourceType.TOPIC, "open", AclOperation.READ)
     allow(secured, ResourceType.GROUP, "g", AclOperation.DESCRIBE)
     metadata = wire.request(
-        3, 10, topics=[{"name": "open", "topic_id": None}], allow_auto_topic_creation=False,
-        include_cluster_authorized_operations=True, include_topic_authorized_operations=True,
-    )  # fmt: skip
+        3,
+        10,
+        topics=[{"name": "open", "topic_id": None}],
+        allow_auto_topic_creation=False,
+        include_cluster_authorized_operations=True,
+        include_topic_authorized_operations=True,
+    )
     assert [t.authorized_operations for t in metadata.topics] == [{read, describe}]
     assert metadata.authorized_operations == set()
     groups = wire.request(15, 5, groups=["g"], include_authorized_operations=True)
@@ -341,17 +345,31 @@ def test_created_topic_configs_need_describe_configs(secured: AclBroker, wire: W
 
 
 def test_share_fetch_needs_the_group_and_each_topic(secured: AclBroker, wire: WireClient) -> None:
-    closed = wire.request(3, 12, topics=None, allow_auto_topic_creation=False,
-                          include_topic_authorized_operations=False)  # fmt: skip
+    closed = wire.request(
+        3, 12, topics=None, allow_auto_topic_creation=False, include_topic_authorized_operations=False
+    )
     assert closed.topics == []  # nothing described yet: find the topic id as the admin
     with WireClient(secured.plaintext) as probe:
         allow(secured, ResourceType.TOPIC, "closed", AclOperation.DESCRIBE)
-        topic_id = probe.request(3, 12, topics=None, allow_auto_topic_creation=False,
-                                 include_topic_authorized_operations=False).topics[0].topic_id  # fmt: skip
+        topic_id = (
+            probe.request(
+                3, 12, topics=None, allow_auto_topic_creation=False, include_topic_authorized_operations=False
+            )
+            .topics[0]
+            .topic_id
+        )
     partitions = [{"partition_index": 0, "acknowledgement_batches": []}]
-    fetch = dict(member_id="m-1", share_session_epoch=0, max_wait_ms=0, min_bytes=1, max_bytes=1 << 20,
-                 max_records=10, batch_size=10, forgotten_topics_data=[],
-                 topics=[{"topic_id": topic_id, "partitions": partitions}])  # fmt: skip
+    fetch = dict(
+        member_id="m-1",
+        share_session_epoch=0,
+        max_wait_ms=0,
+        min_bytes=1,
+        max_bytes=1 << 20,
+        max_records=10,
+        batch_size=10,
+        forgotten_topics_data=[],
+        topics=[{"topic_id": topic_id, "partitions": partitions}],
+    )
     refused = wire.request(78, 1, group_id="sharers", **fetch)
     assert refused.error_code == GAF
     allow(secured, ResourceType.GROUP, "sharers", AclOperation.READ)
@@ -361,9 +379,17 @@ def test_share_fetch_needs_the_group_and_each_topic(secured: AclBroker, wire: Wi
 
 
 def test_consumer_group_heartbeat_needs_its_subscribed_topics(secured: AclBroker, wire: WireClient) -> None:
-    beat = dict(group_id="modern", member_id="m-1", member_epoch=0, instance_id=None, rack_id=None,
-                rebalance_timeout_ms=30000, subscribed_topic_names=["open", "closed"], server_assignor=None,
-                topic_partitions=[])  # fmt: skip
+    beat = dict(
+        group_id="modern",
+        member_id="m-1",
+        member_epoch=0,
+        instance_id=None,
+        rack_id=None,
+        rebalance_timeout_ms=30000,
+        subscribed_topic_names=["open", "closed"],
+        server_assignor=None,
+        topic_partitions=[],
+    )
     assert wire.request(68, 0, **beat).error_code == GAF
     allow(secured, ResourceType.GROUP, "modern", AclOperation.READ)
     allow(secured, ResourceType.TOPIC, "open", AclOperation.DESCRIBE)
@@ -371,3 +397,27 @@ def test_consumer_group_heartbeat_needs_its_subscribed_topics(secured: AclBroker
     assert refused.error_code == TAF and "closed" in (refused.error_message or "")
     allow(secured, ResourceType.TOPIC, "closed", AclOperation.READ)
     assert wire.request(68, 0, **beat).error_code == 0
+
+
+def test_more_admin_apis(secured: AclBroker, wire: WireClient) -> None:
+    deleted = wire.request(
+        21,
+        2,
+        topics=[{"name": "closed", "partitions": [{"partition_index": 0, "offset": 1}]}],
+        timeout_ms=5000,
+    )
+    assert partition_errors(deleted.topics) == {"closed": [TAF]}
+    producers = wire.request(61, 0, topics=[{"name": "closed", "partition_indexes": [0]}])
+    assert partition_errors(producers.topics) == {"closed": [TAF]}
+    described = wire.request(65, 0, transactional_ids=["tx"])
+    assert [(t.transactional_id, t.error_code) for t in described.transaction_states] == [("tx", TXN)]
+    assert wire.request(48, 1, components=[], strict=False).error_code == CAF  # DescribeClientQuotas
+    assert wire.request(50, 0, users=None).error_code == CAF  # DescribeUserScramCredentials
+    allow(secured, ResourceType.TOPIC, "closed", AclOperation.DELETE)
+    deleted = wire.request(
+        21,
+        2,
+        topics=[{"name": "closed", "partitions": [{"partition_index": 0, "offset": 1}]}],
+        timeout_ms=5000,
+    )
+    assert partition_errors(deleted.topics) == {"closed": [0]}
