@@ -56,6 +56,8 @@ MARKS_BY_PATH: dict[str, str] = {
     "cluster/test_control_topology.py": "slow",  # `kafkito serve --nodes 3` child and `kafkito control`
     "security/test_clients.py": "slow",  # three real clients over SASL_SSL and SASL_PLAINTEXT
     "security/test_kafkajs.py": "slow",  # KafkaJS (node) over SASL_SSL and SASL_PLAINTEXT
+    "share_partitions/test_share_consumers.py": "slow",  # confluent ShareConsumers, one SIGKILLed
+    "share_groups/test_clients.py": "slow",  # confluent ShareConsumers: a SIGKILLed member fenced
     "console/test_browser.py": "slow",  # headless chromium, which `make install-clients` installs
 }
 SLOW_TESTS = {  # single tests, by node id relative to tests/
