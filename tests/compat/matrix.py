@@ -25,6 +25,7 @@ SCENARIOS: list[tuple[str, str]] = [
     ("consumer-protocol", "KIP-848 consumer protocol: group of 3 on 6 partitions, one leaves, one joins"),
     ("old-protocol", "old protocol: produce and consume as a pre-0.11 client (message formats v0/v1)"),
     ("security", "SASL_SSL/SCRAM-SHA-512 and SASL_PLAINTEXT/PLAIN: produce, group, commit; wrong password"),
+    ("share-group", "share group (KIP-932): two members share records; release redelivers, reject does not"),
 ]
 CHECKS = """\
 What each scenario checks (every client runs each scenario at the same time as the others, on its
@@ -79,6 +80,14 @@ except where said; what the broker stored and committed is read back with raw pr
   records, consumes them in a group and commits (read back by a raw OffsetFetch on the PLAINTEXT
   listener, or the client's own); with a wrong password each login fails with the broker's
   `Authentication failed` message, as the client reports it (exception, error callback or log).
+- **share group**: the group's `share.auto.offset.reset` is set to earliest through the client's
+  admin API (a GROUP config); two share consumers of the group (implicit acknowledgement) consume 60
+  records of 3 partitions: each record is delivered once (delivery count 1), to one member, byte for
+  byte, and once they have left, the share-partition start offsets read back by a raw
+  DescribeShareGroupOffsets are the log end offsets (every record acknowledged). Then, on a topic of
+  one partition, a member in explicit mode releases one record, rejects one and accepts one, and
+  polls no more while staying in the group: a second member is handed the released record, with
+  delivery count 2, and never the rejected one (the start offset passes all three).
 """
 SCENARIO_IDS = [s for s, _ in SCENARIOS]
 

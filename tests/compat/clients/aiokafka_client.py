@@ -129,6 +129,7 @@ class AIOKafkaDriver(Driver):
         "protocol (JoinGroup/SyncGroup, client-side assignors)",
         "old-protocol": "not supported by the client: aiokafka 0.14 always negotiates versions with "
         "ApiVersions (its api_version parameter is a no-op since 0.13)",
+        "share-group": "not supported by the client: aiokafka 0.14 has no share consumer (KIP-932)",
     }
 
     @property

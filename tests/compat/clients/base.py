@@ -5,11 +5,13 @@ from __future__ import annotations
 import subprocess
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tests.compat.records import Got, Rec, RecordStyle
 from tests.support.waiting import wait_until
+
+ShareAcks = Mapping[tuple[int, int], str]  # (partition, offset) -> "release" or "reject"
 
 DEADLINE_S = 90.0  # a safety net for a hung client on a busy machine, never a performance threshold
 POLL_S = 0.05
@@ -60,6 +62,7 @@ class Feed:
         self._lock = threading.Lock()
         self._records: list[Got] = []
         self._assignments: list[frozenset[int]] = []
+        self._deliveries: list[tuple[int, int, int]] = []
         self.errors: list[str] = []
         self.log: list[str] = []
         self.ready = threading.Event()
@@ -68,6 +71,17 @@ class Feed:
     def add(self, got: Got) -> None:
         with self._lock:
             self._records.append(got)
+
+    def delivered(self, partition: int, offset: int, count: int) -> None:
+        """A share consumer was handed the record at `offset` of `partition`, for the `count`th time."""
+        with self._lock:
+            self._deliveries.append((partition, offset, count))
+
+    @property
+    def deliveries(self) -> list[tuple[int, int, int]]:
+        """(partition, offset, delivery count) of each record a share consumer was handed, in order."""
+        with self._lock:
+            return list(self._deliveries)
 
     def assigned(self, partitions: Sequence[int]) -> None:
         with self._lock:
@@ -298,6 +312,21 @@ class Driver(ABC):
 
     def group_type(self, bootstrap: str, group: str) -> str:
         """The group's type as the client's admin API lists and describes it ("consumer", "classic")."""
+        raise NotImplementedError
+
+    def set_group_config(self, bootstrap: str, group: str, name: str, value: str) -> None:
+        """Set a group config (a GROUP resource, KIP-848/932) with the client's admin API."""
+        raise NotImplementedError
+
+    def share_member(
+        self, bootstrap: str, group: str, topic: str, name: str, acks: ShareAcks | None = None
+    ) -> Consumer:
+        """A share-group member (KIP-932) subscribed to `topic`; its feed gets each record it is handed
+        (`feed.add`) with its delivery count (`feed.delivered`). With `acks` None it acknowledges in
+        implicit mode (each poll accepts the previous one's records, closing accepts the last). With
+        `acks`, in explicit mode: each record is acknowledged as `acks[(partition, offset)]` says
+        ("release" or "reject"; "accept" when absent) and committed after each poll; once every record
+        named in `acks` has been acknowledged, it polls no more, staying in the group until stopped."""
         raise NotImplementedError
 
     def transact(self, bootstrap: str, topic: str, transactional_id: str, steps: Sequence[TxnStep]) -> None:

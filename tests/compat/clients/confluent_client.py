@@ -12,6 +12,7 @@ from tests.compat.clients.base import (
     Consumer,
     Driver,
     GroupView,
+    ShareAcks,
     ThreadConsumer,
     TopicView,
     TxnStep,
@@ -123,6 +124,52 @@ class _Member(ThreadConsumer):
             consumer.close()  # commits nothing more (auto commit off) and leaves the group
 
 
+class _ShareMember(ThreadConsumer):
+    """librdkafka's KIP-932 ShareConsumer: poll, acknowledge (explicit mode) and commit_sync."""
+
+    def __init__(self, bootstrap: str, group: str, topic: str, name: str, acks: ShareAcks | None) -> None:
+        super().__init__(name)
+        self.args = (bootstrap, group, topic)
+        self.acks = acks
+
+    def run(self) -> None:
+        from confluent_kafka import AcknowledgeType, ShareConsumer
+
+        bootstrap, group, topic = self.args
+        mode = "implicit" if self.acks is None else "explicit"
+        settings = {"group.id": group, "client.id": self.name, "share.acknowledgement.mode": mode}
+        consumer = ShareConsumer(_conf(bootstrap, **settings))
+        kinds = {"release": AcknowledgeType.RELEASE, "reject": AcknowledgeType.REJECT}
+        awaited = set(self.acks or ())
+        try:
+            consumer.subscribe([topic])
+            while not self.stopping.is_set():
+                if self.acks is not None and self.acks and not awaited:
+                    self.stopping.wait(0.1)  # done acknowledging: a member that holds nothing
+                    continue
+                msgs = [m for m in consumer.poll(0.1) if self._take(m)]
+                if self.acks is None or not msgs:
+                    continue
+                for m in msgs:
+                    where = (int(m.partition() or 0), int(m.offset() or 0))
+                    kind = self.acks[where] if where in awaited else "accept"  # a redelivery: accepted
+                    consumer.acknowledge(m, kinds.get(kind, AcknowledgeType.ACCEPT))
+                    awaited.discard(where)
+                for tp, error in consumer.commit_sync(TIMEOUT_S).items():
+                    if error is not None:
+                        self.feed.fail(f"acknowledging {tp}: {error}")
+        finally:
+            consumer.close()  # implicit mode: accepts the last poll's records; leaves the group
+
+    def _take(self, m: Any) -> bool:
+        if m.error() is not None:
+            self.feed.fail(str(m.error()))
+            return False
+        self.feed.add(got_from_message(m))
+        self.feed.delivered(int(m.partition() or 0), int(m.offset() or 0), int(m.delivery_count()))
+        return True
+
+
 class ConfluentDriver(Driver):
     name = "confluent-kafka"
 
@@ -189,6 +236,20 @@ class ConfluentDriver(Driver):
         listed_as = [t.name.lower() for t, ids in by_type.items() if group in ids]
         assert listed_as == [described_as], f"listed as {listed_as}, described as {described_as}"
         return described_as
+
+    def set_group_config(self, bootstrap: str, group: str, name: str, value: str) -> None:
+        from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+
+        entry = ConfigEntry(name, value, incremental_operation=AlterConfigOpType.SET)
+        resource = ConfigResource(ResourceType.GROUP, group, incremental_configs=[entry])
+        admin = self._admin(bootstrap)
+        for future in admin.incremental_alter_configs([resource]).values():
+            future.result(TIMEOUT_S)
+
+    def share_member(
+        self, bootstrap: str, group: str, topic: str, name: str, acks: ShareAcks | None = None
+    ) -> Consumer:
+        return _ShareMember(bootstrap, group, topic, name, acks)
 
     def commit_and_fetch(
         self, bootstrap: str, group: str, topic: str, offsets: dict[int, int]

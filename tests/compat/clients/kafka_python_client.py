@@ -109,6 +109,7 @@ class KafkaPythonDriver(Driver):
     not_applicable = {
         "consumer-protocol": "not supported by the client: kafka-python 3.0 has only the classic group "
         "protocol (JoinGroup/SyncGroup, client-side assignors)",
+        "share-group": "not supported by the client: kafka-python 3.0 has no share consumer (KIP-932)",
     }
     notes = {
         scenario: "members fetch the topic's metadata before subscribing: kafka-python 3.0.12 otherwise "

@@ -82,6 +82,7 @@ class KafkaJSDriver(Driver):
         "(JoinGroup/SyncGroup, client-side assignors)",
         "old-protocol": "not supported by the client: KafkaJS always negotiates versions with ApiVersions "
         "and writes message format v2 only",
+        "share-group": "not supported by the client: KafkaJS 2.2 has no share consumer (KIP-932)",
         "produce-lz4": "KafkaJS ships gzip only; snappy comes from kafkajs-snappy, but the LZ4 codecs are "
         "third-party native add-ons",
         "produce-zstd": "KafkaJS ships gzip only; the ZSTD codec (@kafkajs/zstd) is a native add-on",

@@ -87,6 +87,8 @@ class KcatDriver(Driver):
     not_applicable = {
         "consumer-protocol": "not supported by the client: kcat 1.7.1 is built on librdkafka 2.0.2, older "
         "than librdkafka's KIP-848 consumer (group.protocol=consumer)",
+        "share-group": "not supported by the client: kcat 1.7.1 has no share consumer mode, and its "
+        "librdkafka 2.0.2 predates librdkafka's KIP-932 share consumer",
         "topic-admin": "kcat has no admin commands (it can only list metadata)",
         "commit-fetch": "kcat cannot commit chosen offsets or read committed ones: its -G consumer commits "
         "automatically, which the group and broker-restart scenarios check",
