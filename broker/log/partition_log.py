@@ -15,7 +15,7 @@ from kafkito.broker.log.errors import InvalidRecord, RecordListTooLarge
 from kafkito.broker.log.producer_state import ProducerSnapshot, ProducerStateManager
 from kafkito.broker.log.segment import ScanError, Segment
 from kafkito.broker.log.segmented_log import SegmentedLog, wall_clock_ms
-from kafkito.broker.log.stamp import stamp_batches
+from kafkito.broker.log.stamp import assign_offsets, stamp_batches
 from kafkito.broker.log.storage import LogDirHealth, storage_guarded
 from kafkito.broker.log.timestamps import TimestampOffset
 from kafkito.broker.log.txn_index import AbortedTxn
@@ -110,12 +110,17 @@ class PartitionLog(SegmentedLog):
         now = self._time_ms() if now_ms is None else now_ms
         if not config.log_append_time:
             check_timestamps(headers, now, config)
-        buf = bytearray(records)
         base = self.log_end_offset
         append_time = now if config.log_append_time else -1
-        stored, next_offset = stamp_batches(buf, batches, base, self.leader_epoch, append_time)
-        segment = self._maybe_roll(total, max(ts for _, _, ts in stored), now)
-        segment.append(buf)
+        if append_time >= 0:  # LogAppendTime rewrites timestamps and CRCs: a stamped copy is written
+            buf = bytearray(records)
+            stored, next_offset = stamp_batches(buf, batches, base, self.leader_epoch, append_time)
+            segment = self._maybe_roll(total, max(ts for _, _, ts in stored), now)
+            segment.append(buf)
+        else:  # CreateTime: the records as sent, offsets and epoch stamped as they are written
+            stored, placed, next_offset = assign_offsets(batches, base)
+            segment = self._maybe_roll(total, max(ts for _, _, ts in stored), now)
+            segment.append_stamped(records, placed, self.leader_epoch)
         for header, offset, timestamp in stored:
             self.producers.record(header, offset, timestamp)
         self._maybe_flush(now)

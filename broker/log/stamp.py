@@ -32,3 +32,19 @@ def stamp_batches(
         stored.append((header, next_offset, timestamp))
         next_offset += header.last_offset_delta + 1
     return stored, next_offset
+
+
+def assign_offsets(
+    batches: list[tuple[int, BatchHeader]], base_offset: int
+) -> tuple[list[tuple[BatchHeader, int, int]], list[tuple[int, BatchHeader]], int]:
+    """`stamp_batches` without touching the bytes (CreateTime: only the offsets and epoch change, which
+    the segment stamps as it writes). Returns what `stamp_batches` does, plus (position, header with
+    its base offset) of each batch for `Segment.append_stamped`."""
+    stored: list[tuple[BatchHeader, int, int]] = []
+    placed: list[tuple[int, BatchHeader]] = []
+    next_offset = base_offset
+    for pos, header in batches:
+        stored.append((header, next_offset, header.max_timestamp))
+        placed.append((pos, header._replace(base_offset=next_offset)))
+        next_offset += header.last_offset_delta + 1
+    return stored, placed, next_offset
