@@ -50,7 +50,7 @@ def _old_consume(bootstrap: str, topic: str, api: tuple[int, ...]) -> list[Any]:
         bootstrap_servers=bootstrap,
         api_version=api,
         auto_offset_reset="earliest",
-        consumer_timeout_ms=5000,
+        consumer_timeout_ms=30000,  # only a failing run waits it out: the loop stops at the last record
         group_id=None,
         enable_auto_commit=False,
     )
