@@ -16,9 +16,10 @@ ShareAcks = Mapping[tuple[int, int], str]  # (partition, offset) -> "release" or
 DEADLINE_S = 90.0  # a safety net for a hung client on a busy machine, never a performance threshold
 POLL_S = 0.05
 
-# Settings every group member uses: Kafka's minimum session timeout, quick heartbeats so that a
+# Settings every group member uses: a 15 s session timeout (6 s, Kafka's minimum, evicted a member whose
+# client starved on a loaded 2-core machine; no scenario waits for an eviction), quick heartbeats so that a
 # rebalance is noticed soon, and short reconnect backoffs for the broker-restart scenario.
-SESSION_TIMEOUT_MS = 6000
+SESSION_TIMEOUT_MS = 15000
 HEARTBEAT_INTERVAL_MS = 500
 RECONNECT_BACKOFF_MAX_MS = 1000
 
