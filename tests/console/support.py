@@ -140,11 +140,7 @@ class PollingConsumer:
                 self._commit.clear()
             for offset in wanted:
                 tp = TopicPartition(self.consumed[0].topic, self.consumed[0].partition)
-                try:
-                    self.consumer.commit({tp: OffsetAndMetadata(offset, "", -1)})
-                except Exception:  # a rebalance in between (CommitFailedError): try again after the next poll
-                    with self._lock:
-                        self._commit.append(offset)
+                self.consumer.commit({tp: OffsetAndMetadata(offset, "", -1)})
         self.consumer.close(autocommit=False)
 
     def commit_up_to(self, offset: int) -> None:
