@@ -57,7 +57,7 @@ APIS: tuple[tuple[str, int, int, int], ...] = (
     ("join_group", 11, 0, 9),
     ("leave_group", 13, 0, 5),
     ("list_groups", 16, 0, 5),
-    ("list_offsets", 2, 0, 8),
+    ("list_offsets", 2, 0, 10),
     ("list_partition_reassignments", 46, 0, 0),
     ("list_transactions", 66, 0, 2),
     ("metadata", 3, 0, 12),

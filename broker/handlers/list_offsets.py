@@ -3,7 +3,8 @@
 v0 up to max_num_offsets offsets per partition, chosen by segment (`broker/log/legacy_offsets.py`);
 v1 one offset + timestamp; v2 isolation level (read_committed: LATEST is the last stable offset,
 and a timestamp lookup finds only offsets below it); v4 leader epoch; v6 flexible; v7 max timestamp (KIP-734);
-v8 earliest local (-4) (the same as earliest here); v9 last tiered (-5); v10 timeout.
+v8 earliest local (-4) (the same as earliest here); v9 latest tiered (-5): offset -1, as Kafka answers
+for a log without remote storage; v10 timeout_ms (answers here never wait).
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from kafkito.broker.log.legacy_offsets import offsets_before
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 2
-VERSIONS = (0, 8)
+VERSIONS = (0, 10)
 
 LATEST = -1
 EARLIEST = -2
 MAX_TIMESTAMP = -3
 EARLIEST_LOCAL = -4
+LATEST_TIERED = -5
 
 
 class ListOffsetsPartition(Protocol):
@@ -61,6 +63,8 @@ def _lookup(
         out["offset"] = fetchable
     elif timestamp in (EARLIEST, EARLIEST_LOCAL):
         out["offset"] = plog.log_start_offset
+    elif timestamp == LATEST_TIERED and ctx.version >= 9:
+        out["leader_epoch"] = -1  # nothing is tiered: no offset, no epoch
     elif timestamp == MAX_TIMESTAMP and ctx.version >= 7:
         found = plog.max_timestamp_offset()
         if found is not None:

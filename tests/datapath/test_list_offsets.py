@@ -182,3 +182,24 @@ def test_log_append_time_topic_stamps_and_indexes_broker_time(broker: ThreadBrok
         assert consumer.offsets_for_times({tp: after + 1})[tp] is None
     finally:
         consumer.close()
+
+
+@pytest.mark.parametrize("version", [8, 9, 10])
+def test_earliest_local_and_latest_tiered_over_the_wire(stamped: ThreadBroker, version: int) -> None:
+    """-4 (v8+) is the log start, as nothing is tiered; -5 (v9+) has no offset (Kafka answers -1 for a log
+    without remote storage); v10 adds timeout_ms, which an answer here never needs."""
+    from tests.support.wire import WireClient
+
+    targets = [-4, -5] if version >= 9 else [-4]
+    with WireClient(stamped.bootstrap) as wire:
+        response = wire.request(
+            2, version, replica_id=-1, isolation_level=0, timeout_ms=1000,
+            topics=[{"name": "stamped", "partitions": [
+                {"partition_index": 0, "current_leader_epoch": -1, "timestamp": t} for t in targets
+            ]}],
+        )  # fmt: skip
+    [topic] = response.topics
+    answers = {i: (p.error_code, p.offset) for i, p in enumerate(topic.partitions)}
+    assert answers[0] == (0, 0)
+    if version >= 9:
+        assert answers[1] == (0, -1)
