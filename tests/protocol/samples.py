@@ -138,8 +138,10 @@ _ODD_STRINGS = ("", "x" * 249, "x" * 300, "é€😀", "__consumer_offsets", "."
 ODD = 0.3  # the chance that a value is odd rather than the sample's
 
 
-def _odd_scalar(field: Any, version: int, rng: random.Random) -> Any:
-    if field.nullable_for_version_q(version) and rng.random() < 0.2:
+def _odd_scalar(field: Any, version: int, rng: random.Random, item: bool = False) -> Any:
+    # An array's item type carries the array's nullability (a nullable []int32): the items themselves
+    # can never be null on the wire, only the whole array.
+    if not item and field.nullable_for_version_q(version) and rng.random() < 0.2:
         return None
     type_str = field.type_str
     if type_str in _BITS:
@@ -174,8 +176,12 @@ def _odd_values(struct: Any, version: int, rng: random.Random) -> dict[str, Any]
         elif field.is_struct():
             out[field.name] = _data_class(field)(**_odd_values(field, version, rng))
         elif field.is_array():
-            item = _odd_scalar(field.array_of, version, rng) if odd else _scalar(field.array_of, version)
-            out[field.name] = [item] * rng.choice((0, 2, 3)) if odd else [item]
+            of = field.array_of
+            item = _odd_scalar(of, version, rng, item=True) if odd else _scalar(of, version)
+            if odd and field.nullable_for_version_q(version) and rng.random() < 0.2:
+                out[field.name] = None
+            else:
+                out[field.name] = [item] * rng.choice((0, 2, 3)) if odd else [item]
         else:
             out[field.name] = _odd_scalar(field, version, rng) if odd else _scalar(field, version)
     return out
