@@ -43,10 +43,11 @@ def _old_produce(bootstrap: str, topic: str, api: tuple[int, ...], codec: str | 
 
 
 def _old_consume(bootstrap: str, topic: str, api: tuple[int, ...]) -> list[Any]:
-    from kafka import KafkaConsumer
+    from kafka import KafkaConsumer, TopicPartition
 
+    # Assigned, not subscribed: kafka-python 3.0 sometimes subscribes after its bootstrap Metadata
+    # (topics=[]) and then waits 5 minutes for its next refresh, so it would see no partition at all.
     consumer = KafkaConsumer(
-        topic,
         bootstrap_servers=bootstrap,
         api_version=api,
         auto_offset_reset="earliest",
@@ -54,6 +55,7 @@ def _old_consume(bootstrap: str, topic: str, api: tuple[int, ...]) -> list[Any]:
         group_id=None,
         enable_auto_commit=False,
     )
+    consumer.assign([TopicPartition(topic, 0)])
     try:
         got: list[Any] = []
         for message in consumer:
