@@ -3,11 +3,13 @@ on disk; unknown property names are warned about with the nearest known name."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -45,11 +47,26 @@ def test_port_already_in_use(tmp_path: Path) -> None:
     assert not (tmp_path / "data").exists()
 
 
+@contextlib.contextmanager
+def _taken_after_a_free_port() -> Iterator[int]:
+    """A port held in use whose predecessor was free a moment ago (node 0 takes that one, node 1 this)."""
+    for _ in range(50):
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            port = taken.getsockname()[1]
+            with socket.socket() as probe:
+                try:
+                    probe.bind(("127.0.0.1", port - 1))
+                except OSError:
+                    continue
+            taken.listen()
+            yield port
+            return
+    raise AssertionError("no port with a free predecessor found")
+
+
 def test_a_clusters_next_port_already_in_use(tmp_path: Path) -> None:
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
+    with _taken_after_a_free_port() as port:
         message = _refused(tmp_path, "--nodes", "3", "--port", str(port - 1))
     assert message.startswith(f"port {port} on 127.0.0.1 is already in use")
     assert not (tmp_path / "data").exists()
