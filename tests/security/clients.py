@@ -132,7 +132,7 @@ def kafka_python_login_error(login: Login) -> tuple[Exception, str]:
     capture = _Capture()
     logging.getLogger("kafka").addHandler(capture)
     try:
-        KafkaAdminClient(request_timeout_ms=5000, **kafka_python_config(login))
+        KafkaAdminClient(request_timeout_ms=5000, bootstrap_timeout_ms=5000, **kafka_python_config(login))
     except Exception as exc:
         return exc, " | ".join(capture.lines)
     finally:
