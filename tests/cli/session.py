@@ -99,7 +99,10 @@ def record(commands: list[str]) -> tuple[Recording, int, str]:
     tmux = Tmux()
     env = {"PORT": str(port), "HTTP_PORT": str(http_port), "DATA": f"{data}/data",
            "KAFKITO_BOOTSTRAP_SERVER": f"127.0.0.1:{port}", "PS1": PROMPT}  # fmt: skip
-    shell = ["env", *(f"{k}={v}" for k, v in env.items()), "bash", "--norc", "--noprofile"]
+    # Not make's variables: under `make test`, `make run` would think itself a sub-make and print
+    # "make[1]: Entering directory".
+    unset = [arg for name in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS") for arg in ("-u", name)]
+    shell = ["env", *unset, *(f"{k}={v}" for k, v in env.items()), "bash", "--norc", "--noprofile"]
     try:
         tmux(
             "new-session", "-d", "-s", "doc", "-n", "broker", "-x", "220", "-y", "60", "-c", str(REPO), *shell
