@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -15,59 +11,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.support.net import free_port, wait_for_port
+from tests.support.brokers import ProcessBroker
+from tests.support.net import free_port
 
 
-class ConsoleBroker:
+class ConsoleBroker(ProcessBroker):
     """`kafkito serve --http 127.0.0.1:PORT` as a child, on free ports."""
 
     def __init__(self, data_dir: Path, *extra: str, control_same_port: bool = False) -> None:
-        self.data_dir = data_dir
-        self.port = free_port()
         self.http_port = free_port()
-        self.extra = list(extra)
+        args = ["--http", f"127.0.0.1:{self.http_port}", *extra]
         if control_same_port:
-            self.extra += ["--control", f"127.0.0.1:{self.http_port}"]
-        self.log_path = data_dir.parent / f"{data_dir.name}-broker.log"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def bootstrap(self) -> str:
-        return f"127.0.0.1:{self.port}"
+            args += ["--control", f"127.0.0.1:{self.http_port}"]
+        props = {"group.initial.rebalance.delay.ms": 0}
+        super().__init__(data_dir, props=props, args=args, also_wait=[self.http_port])
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.http_port}"
-
-    def start(self) -> ConsoleBroker:
-        cmd = [
-            sys.executable, "-m", "kafkito", "serve", "--port", str(self.port),
-            "--data-dir", str(self.data_dir), "--log-format", "json",
-            "--http", f"127.0.0.1:{self.http_port}",
-            "--set", "group.initial.rebalance.delay.ms=0", *self.extra,
-        ]  # fmt: skip
-        with open(self.log_path, "ab") as logf:
-            self.proc = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=os.environ.copy())
-        try:
-            wait_for_port("127.0.0.1", self.http_port, 30)
-            wait_for_port("127.0.0.1", self.port, 30)
-        except TimeoutError:
-            self.stop()
-            raise RuntimeError(f"broker did not start; log:\n{self.log_path.read_text()[-4000:]}") from None
-        return self
-
-    def stop(self) -> int | None:
-        if self.proc is None:
-            return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        code, self.proc = self.proc.returncode, None
-        return code
 
     def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         """One request; any status is returned with its body (JSON decoded when it is JSON)."""

@@ -8,10 +8,10 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from kafkito.broker.app import Broker
 from kafkito.broker.config import Config
@@ -94,10 +94,21 @@ class ThreadBroker:
 class ProcessBroker:
     """`kafkito serve` as a child process: for crash (SIGKILL) and restart tests."""
 
-    def __init__(self, data_dir: Path, port: int | None = None, props: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int | None = None,
+        props: dict[str, Any] | None = None,
+        args: Sequence[str] = (),
+        also_wait: Sequence[int] = (),
+    ) -> None:
+        """`args`: more `serve` arguments, after the `--set`s; `also_wait`: other ports (HTTP) the
+        broker opens, waited for before the Kafka one."""
         self.data_dir = Path(data_dir)
         self.port = port or free_port()
         self.props = dict(props or {})
+        self.args = list(args)
+        self.also_wait = list(also_wait)
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = self.data_dir.parent / f"{self.data_dir.name}-broker.log"
 
@@ -105,7 +116,7 @@ class ProcessBroker:
     def bootstrap(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 30.0) -> ProcessBroker:
+    def start(self, timeout: float = 30.0) -> Self:
         cmd = [
             sys.executable, "-m", "kafkito", "serve",
             "--host", "127.0.0.1", "--port", str(self.port), "--data-dir", str(self.data_dir),
@@ -113,11 +124,13 @@ class ProcessBroker:
         ]  # fmt: skip
         for k, v in self.props.items():
             cmd += ["--set", f"{k}={v}"]
+        cmd += self.args
         logf = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child
         self.proc = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=os.environ.copy())
         logf.close()
         try:
-            wait_for_port("127.0.0.1", self.port, timeout)
+            for port in (*self.also_wait, self.port):
+                wait_for_port("127.0.0.1", port, timeout)
         except TimeoutError:
             self.kill()
             raise RuntimeError(f"broker did not start; log:\n{self.log_path.read_text()[-4000:]}") from None
@@ -145,6 +158,6 @@ class ProcessBroker:
         self.proc = None
         return code
 
-    def restart(self) -> ProcessBroker:
+    def restart(self) -> Self:
         self.stop()
         return self.start()
