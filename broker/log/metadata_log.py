@@ -30,6 +30,7 @@ from typing import Any
 import structlog
 
 from kafkito.broker.log.errors import KafkaStorageError
+from kafkito.broker.log.storage import fsync_dir
 
 log = structlog.get_logger("kafkito.metadata")
 
@@ -250,7 +251,7 @@ class MetadataLog:
             self.image.replay(records)
         self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         if not existed:
-            _fsync_dir(self.data_dir)
+            fsync_dir(self.data_dir)
         if good != len(data):
             log.warning("metadata.torn_tail_dropped", path=str(path), bytes=len(data) - good)
             os.ftruncate(self._fd, good)
@@ -323,7 +324,7 @@ class MetadataLog:
         for stale in self._files(CHECKPOINT_SUFFIX):
             if stale != end:
                 self._path(stale, CHECKPOINT_SUFFIX).unlink(missing_ok=True)
-        _fsync_dir(self.data_dir)
+        fsync_dir(self.data_dir)
         log.info("metadata.compacted", checkpoint=end, topics=len(self.image.by_id))
         return True
 
@@ -337,7 +338,7 @@ class MetadataLog:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-        _fsync_dir(self.data_dir)
+        fsync_dir(self.data_dir)
         return size
 
     def close(self) -> None:
@@ -370,11 +371,3 @@ def legacy_image(path: Path) -> MetadataImage:
         info = TopicInfo(name, uuid.UUID(entry["id"]), int(entry["partitions"]), dict(entry["configs"]))
         image.replay(topic_records(info))
     return image
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -21,6 +21,7 @@ import structlog
 
 from kafkito.broker.log.errors import KafkaStorageError
 from kafkito.broker.log.metadata_log import Record, decode_batches, encode_batch
+from kafkito.broker.log.storage import fsync_dir
 
 log = structlog.get_logger("kafkito.security")
 
@@ -183,11 +184,3 @@ class Journal:
             if self._fd >= 0:
                 os.close(self._fd)
                 self._fd = -1
-
-
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
