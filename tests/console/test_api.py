@@ -130,15 +130,18 @@ def test_http_write_and_one_server_shared_with_the_control_endpoint(tmp_path: Pa
     try:
         assert "now_ms" in broker.get("/clock")  # the control endpoint, on the console's port
         produce(broker.bootstrap, "rw-a", [(None, b"v%d" % i, []) for i in range(4)])
+        # A subscribed member (not assign()): the reset must be refused while the group has one.
         consumer = PollingConsumer(broker.bootstrap, "rw-group", "rw-a", "rw-app")
-        wait_until(lambda: len(consumer.consumed) == 4, what="four records read")
-        consumer.commit_up_to(4)
-        wait_until(lambda: broker.get("/api/groups/rw-group")["lag"] == 0, what="the commit")
-        status, body = broker.call(
-            "POST", "/api/groups/rw-group/reset-offsets", {"topic": "rw-a", "to": "earliest"}
-        )
-        assert status == 400 and "active members" in body["error"]
-        consumer.close()
+        try:
+            wait_until(lambda: len(consumer.consumed) == 4, what="four records read")
+            consumer.commit_up_to(4)
+            wait_until(lambda: broker.get("/api/groups/rw-group")["lag"] == 0, what="the commit")
+            status, body = broker.call(
+                "POST", "/api/groups/rw-group/reset-offsets", {"topic": "rw-a", "to": "earliest"}
+            )
+            assert status == 400 and "active members" in body["error"]
+        finally:
+            consumer.close()
         wait_until(lambda: broker.get("/api/groups/rw-group")["members"] == [], what="the member leaving")
         status, body = broker.call(
             "POST", "/api/groups/rw-group/reset-offsets", {"topic": "rw-a", "to": "earliest"}

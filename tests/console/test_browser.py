@@ -3,27 +3,42 @@ rebalancing, updated live without a reload, with no JavaScript error; screenshot
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.console.support import ConsoleBroker, PollingConsumer, produce, wait_until
 
 IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+T = TypeVar("T")
 
 
 def severe_logs(driver: Any) -> list[dict[str, Any]]:
     return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 
+def unstale(read: Callable[[], T]) -> T:
+    """`read()`, again if the page swapped its content in between finding an element and reading it
+    (the live update replaces <main>'s content whenever it changes)."""
+    for _ in range(20):
+        try:
+            return read()
+        except StaleElementReferenceException:
+            continue
+    return read()
+
+
 def text_of(driver: Any, element_id: str) -> str:
-    return str(driver.find_element(By.ID, element_id).text)
+    return unstale(lambda: str(driver.find_element(By.ID, element_id).text))
 
 
 def wait_for(driver: Any, check: Any, timeout: float = 60) -> Any:
-    return WebDriverWait(driver, timeout, poll_frequency=0.2).until(check)
+    ignored = (StaleElementReferenceException,)  # content swapped by a live update: look again
+    return WebDriverWait(driver, timeout, poll_frequency=0.2, ignored_exceptions=ignored).until(check)
 
 
 def test_a_produced_topic_and_its_messages_are_shown(console: ConsoleBroker, browser: Any) -> None:
@@ -87,7 +102,13 @@ def test_a_groups_lag_falls_as_its_consumer_commits(console: ConsoleBroker, brow
 
 
 def _generations(driver: Any) -> int:
-    return int(driver.find_element(By.ID, "timeline-svg").get_attribute("data-generations"))
+    return unstale(lambda: int(driver.find_element(By.ID, "timeline-svg").get_attribute("data-generations")))
+
+
+def _svg_read(driver: Any) -> tuple[str, int, int]:
+    svg = driver.find_element(By.ID, "timeline-svg")
+    marks = [len(svg.find_elements(By.CSS_SELECTOR, css)) for css in (".mark-join", ".mark-sync")]
+    return str(svg.text), marks[0], marks[1]
 
 
 def _stable_with(console: ConsoleBroker, group: str, members: int) -> bool:
@@ -107,19 +128,20 @@ def test_the_timeline_gains_a_generation_when_a_member_joins_and_when_it_leaves(
         alone = _generations(browser)
         assert alone >= 1
         second = PollingConsumer(console.bootstrap, "dashboard", "clicks", "dashboard-2")
+        both = (first, second)
         wait_until(lambda: _stable_with(console, "dashboard", 2), what="two members, Stable")
         together = wait_for(browser, lambda d: _generations(d) > alone and _generations(d))
-        svg = browser.find_element(By.ID, "timeline-svg")
-        assert "dashboard-2" in svg.text and "dashboard-1" in svg.text
-        assert svg.find_elements(By.CSS_SELECTOR, ".mark-join")
-        assert svg.find_elements(By.CSS_SELECTOR, ".mark-sync")
-        reasons = browser.find_element(By.ID, "generations").text
+        svg_text, joins, syncs = unstale(lambda: _svg_read(browser))
+        assert "dashboard-2" in svg_text and "dashboard-1" in svg_text
+        assert joins
+        assert syncs
+        reasons = text_of(browser, "generations")
         assert "adding new member" in reasons
-        # The member assigned the partition reads it (on a loaded machine, not always yet): commit part of it.
-        wait_until(lambda: any(c.consumed for c in (first, second)), what="a member reading the partition")
-        for consumer in (first, second):
-            if consumer.consumed:
-                consumer.commit_up_to(12)
+        # The member assigned the partition reads it (on a loaded machine, not always yet): commit part of it
+        # (both are asked; the one that holds the partition commits).
+        wait_until(lambda: any(c.consumed for c in both), what="a member reading the partition")
+        for consumer in both:
+            consumer.commit_up_to(12)
         wait_until(lambda: console.get("/api/groups/dashboard")["lag"] == 8, what="a commit at 12 of 20")
         IMAGES.mkdir(parents=True, exist_ok=True)
         browser.get(console.url + "/console/groups/dashboard")
@@ -132,7 +154,7 @@ def test_the_timeline_gains_a_generation_when_a_member_joins_and_when_it_leaves(
         wait_until(lambda: _stable_with(console, "dashboard", 1), what="back to one member")
         wait_for(browser, lambda d: _generations(d) > together)
         wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#timeline-svg .mark-leave"))
-        assert "LeaveGroup" in browser.find_element(By.ID, "generations").text
+        assert "LeaveGroup" in text_of(browser, "generations")
         browser.save_screenshot(str(IMAGES / "console-timeline.png"))
     finally:
         if second is not None:
