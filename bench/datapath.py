@@ -8,6 +8,8 @@ reads them all back with one consumer from the beginning. kafkito stores on disk
 Tansu runs with its in-memory storage engine. The table reports medians, the kafkito/Tansu ratio, and
 the broker process's CPU seconds per GiB moved (what the broker costs, even when the client is the
 bottleneck of the MB/s).
+`--large-fetch` sets the consumer for large fetches (`fetch.max.bytes` 50 MiB,
+`max.partition.fetch.bytes` 10 MiB) instead of librdkafka's defaults (1 MiB a partition).
 With `--profile FILE` kafkito runs under cProfile (slower) and the stats go to FILE.
 `--baseline DIR` also measures the broker of another checkout installed in `DIR/.venv`, interleaved.
 """
@@ -109,11 +111,15 @@ def produce(bootstrap: str, count: int) -> float:
     return elapsed
 
 
-def consume(bootstrap: str, count: int, partitions: int) -> float:
+LARGE_FETCH = {"fetch.max.bytes": 50 << 20, "max.partition.fetch.bytes": 10 << 20}
+
+
+def consume(bootstrap: str, count: int, partitions: int, large_fetch: bool = False) -> float:
     """Seconds to read `count` records back from the beginning of every partition."""
     from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "bench", "enable.auto.commit": False})
+    config = {"bootstrap.servers": bootstrap, "group.id": "bench", "enable.auto.commit": False}
+    consumer = Consumer({**config, **(LARGE_FETCH if large_fetch else {})})
     consumer.assign([TopicPartition(TOPIC, p, OFFSET_BEGINNING) for p in range(partitions)])
     seen = 0
     t0 = time.perf_counter()
@@ -131,14 +137,14 @@ def consume(bootstrap: str, count: int, partitions: int) -> float:
     return elapsed
 
 
-def run_once(cmd_for_port: Command, count: int, partitions: int) -> Result:
+def run_once(cmd_for_port: Command, count: int, partitions: int, large_fetch: bool = False) -> Result:
     mib = count * RECORD / (1 << 20)
     with running(cmd_for_port) as (bootstrap, pid):
         create_topic(bootstrap, partitions)
         cpu0 = cpu_seconds(pid)
         produced = produce(bootstrap, count)
         cpu1 = cpu_seconds(pid)
-        consumed = consume(bootstrap, count, partitions)
+        consumed = consume(bootstrap, count, partitions, large_fetch)
         cpu2 = cpu_seconds(pid)
     gib = mib / 1024
     return Result(mib / produced, mib / consumed, (cpu1 - cpu0) / gib, (cpu2 - cpu1) / gib)
@@ -151,6 +157,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--mb", type=int, default=100, help="MiB of records per run (default 100)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--partitions", type=int, default=1)
+    parser.add_argument("--large-fetch", action="store_true", help="consume with 50 MiB / 10 MiB fetches")
     parser.add_argument("--profile", metavar="FILE", help="run kafkito under cProfile, stats to FILE")
     parser.add_argument("--only", choices=["kafkito", "tansu"], help="measure one broker only")
     parser.add_argument("--baseline", metavar="DIR", help="also measure the kafkito of DIR/.venv")
@@ -200,7 +207,7 @@ def main() -> None:
     results: dict[str, list[Result]] = {name: [] for name, _ in brokers}
     for run in range(args.runs):
         for name, cmd in brokers:  # interleaved, so both see the same machine noise
-            r = run_once(cmd, count, args.partitions)
+            r = run_once(cmd, count, args.partitions, args.large_fetch)
             results[name].append(r)
             print(f"run {run + 1}: {name}: produce {r.produce_mbs:.1f} MB/s ({r.produce_cpu:.2f} CPU s/GiB),"
                   f" consume {r.consume_mbs:.1f} MB/s ({r.consume_cpu:.2f} CPU s/GiB)",
@@ -214,7 +221,10 @@ def _report(args: argparse.Namespace, results: dict[str, list[Result]]) -> None:
         for name, rs in results.items()
     }
     base = medians.get(TANSU)
-    print(f"{args.mb} MiB of 1 KiB records, {args.partitions} partition(s), median of {args.runs} runs")
+    fetch = "large fetches" if args.large_fetch else "default fetch sizes"
+    print(
+        f"{args.mb} MiB of 1 KiB records, {args.partitions} partition(s), {fetch}, median of {args.runs} runs"
+    )
     print("| broker | produce MB/s | consume MB/s | produce vs Tansu | consume vs Tansu "
           "| broker CPU s/GiB produce | broker CPU s/GiB consume |")  # fmt: skip
     print("|---|---|---|---|---|---|---|")

@@ -12,6 +12,7 @@ import structlog
 from kafkito.broker import logging_setup
 from kafkito.broker.handlers import HANDLERS, KAFKA4_MINIMUMS, VERSIONS, api_versions
 from kafkito.broker.handlers.registry import Handler
+from kafkito.broker.spliced import Spliced
 from kafkito.broker.steering.intercept import Request, steer
 from kafkito.protocol.codec import (
     MESSAGES,
@@ -43,7 +44,8 @@ class CloseConnection(Exception):
     """The request cannot be answered; Kafka closes the connection in this case too."""
 
 
-Reply = bytes | None
+# Spliced: a Fetch frame whose records are still in segment files (sent with sendfile).
+Reply = bytes | Spliced | None
 
 
 # (api_key, api_version) -> (handler, flexible request header, response header v1, the handler's own
@@ -111,6 +113,18 @@ def _unserved(api_key: int, api_version: int) -> _Route:
     return route
 
 
+def _api_versions_too_new(broker: Broker, correlation_id: int) -> bytes:
+    """KIP-511: an ApiVersions request newer than ours is answered in v0 with our ranges, so the
+    client can downgrade."""
+    response = build_response(
+        API_VERSIONS_KEY,
+        0,
+        error_code=ErrorCode.UNSUPPORTED_VERSION,
+        api_keys=api_versions.api_keys(broker.config.kafkito_api_versions_kafka4_minimums),
+    )
+    return encode_response(response, correlation_id)
+
+
 def dispatch(
     broker: Broker, frame: bytes, peer_host: str, context_type: type[RequestContext] | None = None
 ) -> Reply | Awaitable[Reply]:
@@ -118,7 +132,8 @@ def dispatch(
 
     `context_type` is the node's the frame came to (`broker.context_type` when None: the first node).
 
-    A handler returns a response object, or `bytes` holding a body it encoded itself (hot paths), or None.
+    A handler returns a response object, or `bytes` holding a body it encoded itself (hot paths), or a
+    Spliced body (Fetch: records left in their files), or None.
     A handler module that declares `decode(frame, offset, version)` reads its own request bodies.
 
     Raises CloseConnection for anything that must close the connection (malformed frame, unknown API,
@@ -129,18 +144,9 @@ def dispatch(
         api_key, api_version, correlation_id = _PEEK.unpack_from(frame)
     except struct.error:
         raise CloseConnection(f"request frame of {len(frame)} bytes is shorter than a header") from None
-    route = _routes.get((api_key, api_version))
+    route = _routes.get((api_key, api_version)) or _route(broker, api_key, api_version)
     if route is None:
-        route = _route(broker, api_key, api_version)
-        if route is None:
-            # KIP-511: answer with v0 and our ranges so the client can downgrade.
-            response = build_response(
-                API_VERSIONS_KEY,
-                0,
-                error_code=ErrorCode.UNSUPPORTED_VERSION,
-                api_keys=api_versions.api_keys(broker.config.kafkito_api_versions_kafka4_minimums),
-            )
-            return encode_response(response, correlation_id)
+        return _api_versions_too_new(broker, correlation_id)
     handler, flexible, header_v1, decode = route
     try:
         header = parse_request_header(frame, flexible)
@@ -167,6 +173,8 @@ def dispatch(
         return None
     if isinstance(result, bytes):
         return frame_body(result, correlation_id, header_v1)
+    if isinstance(result, Spliced):
+        return result.framed(correlation_id, header_v1)
     if inspect.isawaitable(result):
         return _finish(result, header)
     return encode_response(result, correlation_id)
@@ -179,6 +187,7 @@ def _steered(request: Request) -> Reply | Awaitable[Reply]:
 
         request.handler = guarded(request.handler)
     if request.broker.steered:
+        request.handler = _Materialized(request.handler)  # steering reads a hand-encoded body as bytes
         return steer(request)
     return request.serve()
 
@@ -197,6 +206,8 @@ def answer(
         return None
     if isinstance(result, bytes):
         return frame_body(result, header.correlation_id, header_v1)
+    if isinstance(result, Spliced):
+        return result.framed(header.correlation_id, header_v1)
     if inspect.isawaitable(result):
         return _finish(result, header)
     return encode_response(result, header.correlation_id)
@@ -208,4 +219,30 @@ async def _finish(pending: Awaitable[Any], header: RequestHeader) -> Reply:
         return None
     if isinstance(response, bytes):
         return frame_response_body(response, header.correlation_id, header.api_key, header.api_version)
+    if isinstance(response, Spliced):
+        return response.framed(header.correlation_id, response_header_v1(header.api_key, header.api_version))
     return encode_response(response, header.correlation_id)
+
+
+class _Materialized:
+    """A handler whose Spliced bodies come back as bytes (the steered path reads them)."""
+
+    __slots__ = ("API_KEY", "VERSIONS", "_handler")
+
+    def __init__(self, handler: Handler) -> None:
+        self._handler = handler
+        self.API_KEY = handler.API_KEY
+        self.VERSIONS = handler.VERSIONS
+
+    def handle(self, ctx: RequestContext, request: Any) -> Any:
+        result = self._handler.handle(ctx, request)
+        if isinstance(result, Spliced):
+            return result.materialize()
+        if inspect.isawaitable(result):
+            return _materialize_later(result)
+        return result
+
+
+async def _materialize_later(pending: Awaitable[Any]) -> Any:
+    result = await pending
+    return result.materialize() if isinstance(result, Spliced) else result

@@ -14,6 +14,7 @@ from typing import Protocol
 from kafkito.broker.log.batch import iter_headers
 from kafkito.broker.log.errors import LogError, OffsetOutOfRange
 from kafkito.broker.log.partition_log import PartitionLog
+from kafkito.broker.log.region import FileRegion
 from kafkito.protocol.errors import ErrorCode
 from kafkito.purgatory import DelayedOperation
 
@@ -44,7 +45,7 @@ class PartitionData:
     error: ErrorCode
     high_watermark: int = -1
     log_start_offset: int = -1
-    records: bytes = b""
+    records: bytes | FileRegion = b""  # a FileRegion: left in the segment file for sendfile
     last_stable_offset: int = -1
     aborted: list[tuple[int, int]] | None = None  # (producer id, first offset); None for read_uncommitted
 
@@ -57,13 +58,18 @@ class FetchResult:
 
 
 def read_partitions(
-    logs: PartitionLogs, wanted: list[PartitionFetch], max_bytes: int, isolation_level: int = READ_UNCOMMITTED
+    logs: PartitionLogs,
+    wanted: list[PartitionFetch],
+    max_bytes: int,
+    isolation_level: int = READ_UNCOMMITTED,
+    region_at: int | None = None,
 ) -> FetchResult:
     """Read the partitions in order within the partition and request byte limits.
 
     As in Kafka, the first batch of the first partition with data is returned whole even when it
     exceeds a limit (so a consumer always progresses); after that, a batch that does not fit the
-    limits is left for a later fetch.
+    limits is left for a later fetch. With `region_at`, a partition's read of at least that many
+    bytes is left in its segment file (a FileRegion, sent with sendfile).
     """
     result = FetchResult()
     budget = max_bytes
@@ -75,7 +81,7 @@ def read_partitions(
             continue
         try:
             data = _read_partition(
-                logs.get_log(p.topic, p.partition), p, budget, result.total_bytes, committed
+                logs.get_log(p.topic, p.partition), p, budget, result.total_bytes, committed, region_at
             )
         except LogError as exc:
             result.partitions.append(PartitionData(exc.code))
@@ -88,7 +94,7 @@ def read_partitions(
 
 
 def _read_partition(
-    plog: PartitionLog, p: PartitionFetch, budget: int, so_far: int, committed: bool
+    plog: PartitionLog, p: PartitionFetch, budget: int, so_far: int, committed: bool, region_at: int | None
 ) -> PartitionData:
     hw = plog.high_watermark
     start = plog.log_start_offset
@@ -97,21 +103,25 @@ def _read_partition(
         raise OffsetOutOfRange(f"offset {p.fetch_offset} is outside [{start}, {hw}]")
     limit = min(p.max_bytes, budget)
     upper = lso if committed else hw
-    records = b""
+    records: bytes | FileRegion = b""
     if p.fetch_offset < upper and (limit > 0 or not so_far):
-        records = plog.read(p.fetch_offset, limit, lso if committed else None)
+        max_offset = lso if committed else None
+        if region_at is None:
+            records = plog.read(p.fetch_offset, limit, max_offset)
+        else:
+            records = plog.read_for_send(p.fetch_offset, limit, max_offset, region_at)
         if len(records) > limit and so_far:
             records = b""  # only the first partition with data may exceed the limits
     aborted = _aborted(plog, p.fetch_offset, records) if committed else None
     return PartitionData(ErrorCode.NONE, hw, start, records, lso, aborted)
 
 
-def _aborted(plog: PartitionLog, fetch_offset: int, records: bytes) -> list[tuple[int, int]]:
+def _aborted(plog: PartitionLog, fetch_offset: int, records: bytes | FileRegion) -> list[tuple[int, int]]:
     """The aborted transactions overlapping the batches read (none when nothing was read)."""
     if not records or not plog.aborted_transactions(fetch_offset, plog.last_stable_offset):
         return []
     end = fetch_offset
-    for _, header in iter_headers(records):
+    for _, header in iter_headers(records if isinstance(records, bytes) else records.read()):
         end = header.next_offset
     return plog.aborted_transactions(fetch_offset, end)
 
@@ -140,7 +150,16 @@ class DelayedFetch(DelayedOperation):
     at max_wait; for read_committed only what is below the last stable offset counts, so it wakes
     when the LSO moves, not the high watermark."""
 
-    __slots__ = ("_done", "_isolation_level", "_logs", "_max_bytes", "_min_bytes", "_ready", "_wanted")
+    __slots__ = (
+        "_done",
+        "_isolation_level",
+        "_logs",
+        "_max_bytes",
+        "_min_bytes",
+        "_ready",
+        "_region_at",
+        "_wanted",
+    )
 
     def __init__(
         self,
@@ -151,8 +170,10 @@ class DelayedFetch(DelayedOperation):
         max_bytes: int,
         done: asyncio.Future[FetchResult],
         isolation_level: int = READ_UNCOMMITTED,
+        region_at: int | None = None,
     ) -> None:
         super().__init__(delay_ms)
+        self._region_at = region_at
         self._isolation_level = isolation_level
         self._logs = logs
         self._wanted = wanted
@@ -164,7 +185,9 @@ class DelayedFetch(DelayedOperation):
     def try_complete(self) -> bool:
         if not has_new_data(self._logs, self._wanted, self._isolation_level):
             return False
-        result = read_partitions(self._logs, self._wanted, self._max_bytes, self._isolation_level)
+        result = read_partitions(
+            self._logs, self._wanted, self._max_bytes, self._isolation_level, self._region_at
+        )
         if result.total_bytes >= self._min_bytes or result.has_error:
             self._ready = result
             return self.force_complete()
@@ -172,7 +195,7 @@ class DelayedFetch(DelayedOperation):
 
     def on_complete(self) -> None:
         result = self._ready or read_partitions(
-            self._logs, self._wanted, self._max_bytes, self._isolation_level
+            self._logs, self._wanted, self._max_bytes, self._isolation_level, self._region_at
         )
         if not self._done.done():
             self._done.set_result(result)

@@ -13,6 +13,8 @@ import structlog
 from kafkito.broker import logging_setup
 from kafkito.broker.dispatch import CloseConnection, Reply, dispatch
 from kafkito.broker.receive import FrameError, FrameReceiver
+from kafkito.broker.spliced import Spliced
+from kafkito.broker.zero_copy import SplicedSender
 from kafkito.protocol.codec import client_id_of
 
 if TYPE_CHECKING:
@@ -64,7 +66,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._queue_full = False
         self._closed = False
         self._admitted = False
-        self._task: asyncio.Future[Reply] | None = None
+        self._task: asyncio.Future[Reply] | asyncio.Future[None] | None = None
+        self._sender: SplicedSender | None = None  # made at the first Spliced reply (plaintext only)
+        self._can_splice = False
         self._log = log
         self._last_active = time.monotonic()
         self._frame_started = 0.0  # when the partial frame being received began
@@ -73,6 +77,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
     # asyncio.Protocol callbacks -------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)
+        self._can_splice = transport.get_extra_info("sslcontext") is None
         peer = transport.get_extra_info("peername")
         self.peer_ip = peer[0] if peer else "?"
         self._log = log.bind(peer=f"{peer[0]}:{peer[1]}" if peer else "?")
@@ -123,6 +128,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._receiver.discard()
         if self._task is not None:
             self._task.cancel()  # a parked request (join, fetch) whose client is gone
+        if self._sender is not None:
+            self._sender.close()
+            self._sender = None
         if self._admitted:
             self._admitted = False
             self._broker.connections.remove(self)
@@ -239,12 +247,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
                         self._write(out)
                         out = []
                         pending = 0
-                elif reply is not None:
+                elif reply is not None:  # a Spliced reply, or one still to come: what is ready goes first
                     self._write(out)
-                    self._busy = True
-                    task = self._task = asyncio.ensure_future(reply)
-                    task.add_done_callback(self._on_reply)
-                    return
+                    out = []
+                    pending = 0
+                    self._send_or_park(reply)  # busy until it is out, unless it went at once
         finally:
             if taken:
                 self._pool.release(taken)
@@ -305,6 +312,55 @@ class KafkaConnection(asyncio.BufferedProtocol):
             return
         reply = task.result()
         self._last_active = time.monotonic()
-        if reply is not None and self._transport is not None:
+        if isinstance(reply, Spliced):
+            self._send_spliced(reply)
+        elif reply is not None and self._transport is not None:
             self._transport.write(reply)
+        self._process()
+
+    def _send_or_park(self, reply: Spliced | Awaitable[Reply]) -> None:
+        """Send a Spliced reply, or wait for one still to come (the connection is busy meanwhile)."""
+        if isinstance(reply, Spliced):
+            self._send_spliced(reply)
+            return
+        self._busy = True
+        task = self._task = asyncio.ensure_future(reply)
+        task.add_done_callback(self._on_reply)
+
+    def _send_spliced(self, reply: Spliced) -> None:
+        """Send a reply whose records are in segment files; the connection is busy until it is out
+        when the socket does not take it at once."""
+        if self._closed or self._transport is None:
+            reply.close()
+            return
+        try:
+            if self._can_splice and self._sender is None:
+                self._sender = SplicedSender.for_transport(self._transport)
+                self._can_splice = self._sender is not None
+            if not self._can_splice or self._sender is None:  # TLS: the bytes must pass the transport
+                self._transport.write(reply.materialize())
+                return
+            waiting = self._sender.send(reply)
+        except OSError as exc:
+            reply.close()
+            self.abort(f"sending a fetch response failed: {exc}")
+            return
+        if waiting is not None:
+            self._busy = True
+            self._task = waiting
+            waiting.add_done_callback(self._on_sent)
+
+    def _on_sent(self, sent: asyncio.Future[None]) -> None:
+        self._busy = False
+        self._task = None
+        if self._closed:
+            return
+        if sent.cancelled():
+            self.abort("request cancelled")
+            return
+        exc = sent.exception()
+        if exc is not None:
+            self.abort(f"sending a fetch response failed: {exc}")
+            return
+        self._last_active = time.monotonic()
         self._process()

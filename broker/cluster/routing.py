@@ -16,6 +16,7 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from kafkito.broker.spliced import Spliced
 from kafkito.broker.steering.shapes import (
     SHAPES,
     Shape,
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from kafkito.broker.cluster.topology import Topology
     from kafkito.broker.steering.intercept import Request
 
-Reply = bytes | None
+Reply = bytes | Spliced | None  # Spliced: a Fetch frame (it never reaches steering's own code)
 Next = Callable[["Request"], Reply | Awaitable[Reply]]
 
 _PRODUCE = 0

@@ -5,7 +5,9 @@ v4 isolation level + last stable offset (read_committed reads up to it and gets 
 transactions overlapping what it reads); v5 log start offset; v7 sessions (KIP-227: we answer every
 fetch as a full, sessionless one: session id 0); v9 current leader epoch; v11 rack id;
 v12 flexible; v13 topic ids; v15 replica state; v16 node endpoints.
-The response is struct-encoded (broker/fetch_response.py): it carries nearly every byte we send.
+The response is struct-encoded (broker/fetch_response.py): it carries nearly every byte we send. A
+partition's records of `REGION_AT` bytes or more stay in their segment file and go out with sendfile
+(broker/spliced.py); smaller reads are cheaper to copy than to splice.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from kafkito.broker.fetch_wait import (
     PartitionFetch,
     read_partitions,
 )
+from kafkito.broker.spliced import Spliced
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 1
@@ -32,6 +35,9 @@ VERSIONS = (0, 17)
 FIRST_V2_FORMAT = 4  # below it, the records are down-converted (fetch_legacy.py)
 
 _UNBOUNDED = 0x7FFFFFFF
+# Below this, one pread and a copy into the reply cost less than a descriptor duplicate, a sendfile
+# and a send of the surrounding bytes (bench/datapath.py, small fetches).
+REGION_AT = 16 * 1024
 
 
 class FetchPartition(Protocol):
@@ -108,7 +114,7 @@ def _unreadable(ctx: RequestContext, request: FetchRequest) -> set[str]:
     return denied(ctx, AclOperation.READ, ResourceType.TOPIC, names)
 
 
-def _response(ctx: RequestContext, wanted: list[PartitionFetch], result: FetchResult) -> bytes:
+def _response(ctx: RequestContext, wanted: list[PartitionFetch], result: FetchResult) -> bytes | Spliced:
     """The encoded response body, partitions grouped under their topics in request order."""
     topics: list[TopicAnswer] = []
     index: dict[Any, list[PartitionAnswer]] = {}
@@ -138,16 +144,18 @@ def handle(ctx: RequestContext, request: FetchRequest) -> Any:
     wanted = wanted_partitions(ctx, request)
     max_bytes = request.max_bytes if request.max_bytes > 0 else _UNBOUNDED
     isolation = READ_COMMITTED if request.isolation_level == READ_COMMITTED else READ_UNCOMMITTED
-    result = read_partitions(topics, wanted, max_bytes, isolation)
+    result = read_partitions(topics, wanted, max_bytes, isolation, REGION_AT)
     if request.max_wait_ms <= 0 or not wanted or result.has_error or result.total_bytes >= request.min_bytes:
         return _response(ctx, wanted, result)
     done: asyncio.Future[FetchResult] = asyncio.get_running_loop().create_future()
-    op = DelayedFetch(request.max_wait_ms, topics, wanted, request.min_bytes, max_bytes, done, isolation)
+    op = DelayedFetch(
+        request.max_wait_ms, topics, wanted, request.min_bytes, max_bytes, done, isolation, REGION_AT
+    )
     ctx.fetches.park(op, {(p.topic, p.partition) for p in wanted})
     return _await_response(ctx, wanted, done)
 
 
 async def _await_response(
     ctx: RequestContext, wanted: list[PartitionFetch], done: asyncio.Future[FetchResult]
-) -> bytes:
+) -> bytes | Spliced:
     return _response(ctx, wanted, await done)

@@ -16,6 +16,7 @@ from kafkito.broker.log.batch import (
     iter_headers,
     parse_header,
 )
+from kafkito.broker.log.region import FileRegion
 from kafkito.broker.log.storage import StorageFailure
 from kafkito.broker.log.txn_index import TXN_INDEX_SUFFIX
 
@@ -340,6 +341,13 @@ class Segment:
 
     def read(self, position: int, size: int) -> bytes:
         return self._pread(size, position)
+
+    def region(self, position: int, size: int) -> FileRegion:
+        """The bytes at `position`, left in the file for a response to send (see region.py)."""
+        try:
+            return FileRegion(os.dup(self._fd), str(self.path), position, size)
+        except OSError as e:
+            raise StorageFailure(self.path, "read", e) from e
 
     def _pread(self, size: int, position: int) -> bytes:
         try:

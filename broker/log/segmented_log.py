@@ -27,8 +27,9 @@ from kafkito.broker.log.checkpoints import (
 )
 from kafkito.broker.log.config import LogConfig
 from kafkito.broker.log.errors import OffsetOutOfRange, UnknownTopicOrPartition
-from kafkito.broker.log.reads import batch_headers, read_batches
+from kafkito.broker.log.reads import batch_headers, locate_batches
 from kafkito.broker.log.recovery import SegmentLoader, read_recovery_point
+from kafkito.broker.log.region import FileRegion
 from kafkito.broker.log.retention import (
     SegmentTest,
     below_log_start,
@@ -272,6 +273,26 @@ class SegmentedLog:
         beyond `max_offset` (exclusive) are left out. Reads stay within one segment, as Kafka's do.
         Raises OffsetOutOfRange outside [log start offset, log end offset].
         """
+        span = self._span(fetch_offset, max_bytes, max_offset)
+        return b"" if span is None else span[0].read(span[1], span[2] - span[1])
+
+    @storage_guarded
+    def read_for_send(
+        self, fetch_offset: int, max_bytes: int, max_offset: int | None, region_at: int
+    ) -> bytes | FileRegion:
+        """`read`, except that `region_at` bytes or more stay in the file as a FileRegion (Fetch sends
+        them with sendfile, from the page cache to the socket)."""
+        span = self._span(fetch_offset, max_bytes, max_offset)
+        if span is None:
+            return b""
+        segment, start, end = span
+        size = end - start
+        return segment.region(start, size) if size >= region_at else segment.read(start, size)
+
+    def _span(
+        self, fetch_offset: int, max_bytes: int, max_offset: int | None
+    ) -> tuple[Segment, int, int] | None:
+        """The segment and the file positions a read covers; None when there is nothing to read."""
         self._ensure_open()
         end_offset = self.log_end_offset
         if fetch_offset < self._log_start_offset or fetch_offset > end_offset:
@@ -280,8 +301,8 @@ class SegmentedLog:
                 f"of {self.topic}-{self.partition}"
             )
         if fetch_offset == end_offset or (max_offset is not None and fetch_offset >= max_offset):
-            return b""
-        return read_batches(self._segments, self._segment_bases, fetch_offset, max_bytes, max_offset)
+            return None
+        return locate_batches(self._segments, self._segment_bases, fetch_offset, max_bytes, max_offset)
 
     @storage_guarded
     def batch_headers(self, start_offset: int = 0) -> list[BatchHeader]:

@@ -11,6 +11,7 @@ from uuid import UUID
 
 import structlog
 
+from kafkito.broker.spliced import Spliced
 from kafkito.broker.steering.rules import FaultRule
 from kafkito.broker.steering.shapes import (
     METADATA,
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("kafkito.steering")
 
-Reply = bytes | None
+Reply = bytes | Spliced | None  # Spliced: a Fetch frame (it never reaches steering's own code)
 _PRODUCE, _FETCH = 0, 1
 
 
