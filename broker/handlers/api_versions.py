@@ -54,11 +54,13 @@ def handle(ctx: RequestContext, request: ApiVersionsRequest) -> Any:
         ver = request.client_software_version or ""
         if not (_valid_software(name) and _valid_software(ver)):
             error = ErrorCode.INVALID_REQUEST
+    if error is not ErrorCode.NONE:  # as Kafka: the error alone, no versions to go on with
+        return ctx.response(error_code=error, api_keys=[], throttle_time_ms=0)
     return ctx.response(
         error_code=error,
         api_keys=api_keys(ctx.configs.config.kafkito_api_versions_kafka4_minimums),
         throttle_time_ms=0,
-        **(_feature_fields(ctx) if error is ErrorCode.NONE else {}),
+        **_feature_fields(ctx),
     )
 
 

@@ -102,6 +102,22 @@ def test_api_versions_of_unknown_version_answers_v0_with_our_ranges(broker: Thre
         assert ranges[18] == (0, 4) and ranges[3] == (0, 12)
 
 
+@pytest.mark.parametrize(("name", "version"), [("", "1"), ("bad name", "1"), ("ok", "-1.0"), ("ok", "1.")])
+def test_api_versions_with_an_invalid_software_name_is_invalid_request_and_lists_nothing(
+    broker: ThreadBroker, name: str, version: str
+) -> None:
+    """Kafka checks v3's client software name and version against [a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?
+    and answers a mismatch with INVALID_REQUEST and no API versions."""
+    with WireClient(broker.bootstrap) as client:
+        correlation_id = client.send(18, 3, client_software_name=name, client_software_version=version)
+        frame = client.recv_frame()
+        # Hand-read at v3 (kafka-python reads any ApiVersions error as v0): header v0, error_code,
+        # api_keys as an empty compact array, throttle_time_ms, no tagged fields.
+        assert frame == struct.pack(">ihbib", correlation_id, ErrorCode.INVALID_REQUEST, 1, 0, 0)
+        good = client.request(18, 3, client_software_name="kafkito-test", client_software_version="1.0")
+        assert good.error_code == ErrorCode.NONE and len(good.api_keys) > 40
+
+
 def test_other_api_at_unsupported_version_closes_the_connection(broker: ThreadBroker) -> None:
     with WireClient(broker.bootstrap) as client:
         client.send_raw(struct.pack(">ihhih", 10, 3, 13, 1, 0))  # Metadata v13 (we answer up to v12)
