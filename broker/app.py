@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import structlog
@@ -17,7 +18,6 @@ from kafkito.broker.config import Config
 from kafkito.broker.connections import Connections
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator import CoordinatorConfig, GroupCoordinator
-from kafkito.broker.coordinator.share.config import ShareConfig
 from kafkito.broker.fetch_wait import DelayedFetch
 from kafkito.broker.log.manager import LogManager
 from kafkito.broker.log.partition_log import wall_clock_ms
@@ -39,6 +39,7 @@ from kafkito.purgatory import Purgatory, SteerableClock, Timer, TimerTask
 
 if TYPE_CHECKING:
     from kafkito.broker.cluster import Topology
+    from kafkito.broker.coordinator.share.config import ShareConfig
     from kafkito.broker.security.authorizer import Authorizer
     from kafkito.broker.security.store import SecurityStore
     from kafkito.broker.share.manager import ShareManager
@@ -66,6 +67,19 @@ def _new_cluster_id() -> str:
     return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
 
 
+def _share_config_at_start(config: Config) -> Callable[[], ShareConfig]:
+    """The share group coordinator's `group.share.*` settings as given at start, built when its first
+    share group needs them: `coordinator.share.config` is not imported by every start (~1 ms)."""
+    given = {name: value for name, value in config.extra.items() if name.startswith("group.share.")}
+
+    def build() -> ShareConfig:
+        from kafkito.broker.coordinator.share.config import ShareConfig
+
+        return ShareConfig.from_config(SimpleNamespace(extra=given))
+
+    return build
+
+
 class Broker:
     """One kafkito broker. `await start()`, then `await stop()`; `serve()` runs until a signal."""
 
@@ -82,7 +96,7 @@ class Broker:
             CoordinatorConfig.from_config(config),
             self.clock,
             self.timer,
-            share_config=ShareConfig.from_config(config),
+            share_config=_share_config_at_start(config),
         )
         self._logs: LogManager | None = None
         self.producer_ids: ProducerIdManager

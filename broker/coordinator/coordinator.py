@@ -31,12 +31,12 @@ from kafkito.broker.coordinator.classic.snapshot import group_from_record
 from kafkito.broker.coordinator.classic.state import AFTER_JOIN, GroupState
 from kafkito.broker.coordinator.classic.sync import Sync
 from kafkito.broker.coordinator.config import CoordinatorConfig
-from kafkito.broker.coordinator.consumer.records import CONSUMER_GROUP_RECORD_TYPES
 from kafkito.broker.coordinator.offset_manager import OffsetManager
 from kafkito.broker.coordinator.outbox import Outbox, entry
 from kafkito.broker.coordinator.records import (
     CoordinatorRecord,
     GroupMetadataRecord,
+    GroupTombstone,
     OffsetCommitRecord,
     OffsetTombstone,
     TransactionMarker,
@@ -66,7 +66,6 @@ from kafkito.broker.coordinator.results import (
     TopicPartition,
 )
 from kafkito.broker.coordinator.runtime import Runtime
-from kafkito.broker.coordinator.share.records import is_share_group_record
 from kafkito.broker.coordinator.sink import InMemoryRecordSink, RecordSink
 from kafkito.broker.coordinator.timeline import TimelineEvent
 from kafkito.broker.coordinator.txn_commit import TransactionalCommits
@@ -80,6 +79,7 @@ if TYPE_CHECKING:  # KIP-848 consumer groups: imported with the first one (`_con
     from kafkito.broker.coordinator.consumer.group_configs import GroupConfigs
     from kafkito.broker.coordinator.consumer.groups import ConsumerGroups
     from kafkito.broker.coordinator.consumer.heartbeat import Heartbeats
+    from kafkito.broker.coordinator.consumer.records import ConsumerGroupRecord
     from kafkito.broker.coordinator.consumer.requests import ConsumerHeartbeatRequest
     from kafkito.broker.coordinator.consumer.results import ConsumerGroupDescription, HeartbeatCallback
     from kafkito.broker.coordinator.consumer.topics import TopicsView
@@ -92,6 +92,7 @@ if TYPE_CHECKING:  # KIP-848 consumer groups: imported with the first one (`_con
     from kafkito.broker.coordinator.share.groups import LogOffsets, ShareGroups
     from kafkito.broker.coordinator.share.offsets import GroupStartOffsets, ShareOffsets, TopicResult
     from kafkito.broker.coordinator.share.persister_api import SharePersister
+    from kafkito.broker.coordinator.share.records import ShareGroupRecord
     from kafkito.broker.coordinator.share.requests import ShareHeartbeatCallback, ShareHeartbeatRequest
 
 log = structlog.get_logger("kafkito.coordinator")
@@ -117,7 +118,7 @@ class GroupCoordinator:
         *,
         topics: TopicsView | None = None,
         assignors: Mapping[str, Assignor] | None = None,
-        share_config: ShareConfig | None = None,
+        share_config: ShareConfig | Callable[[], ShareConfig] | None = None,
     ) -> None:
         self._rt = rt = Runtime(
             config, clock, timer, sink if sink is not None else InMemoryRecordSink(), self.replay
@@ -184,7 +185,8 @@ class GroupCoordinator:
         """Built by the first share-group request or record (or GROUP config), as `_consumer` is."""
         from kafkito.broker.coordinator.share.groups import ShareGroups
 
-        share = ShareGroups(self._rt, self._share_config)
+        config = self._share_config
+        share = ShareGroups(self._rt, config() if callable(config) else config)
         share.persister = self._share_persister
         if self._share_log_offsets is not None:
             share.log_offsets = self._share_log_offsets
@@ -580,10 +582,6 @@ class GroupCoordinator:
         group with no live rebalance state yet (see `records.CoordinatorResult`)."""
         if isinstance(record, OffsetCommitRecord):
             self._offsets.replay_commit(record)
-        elif isinstance(record, CONSUMER_GROUP_RECORD_TYPES):
-            self._consumer.replay(record)  # type: ignore[arg-type]
-        elif is_share_group_record(record):
-            self._share.replay(record)  # type: ignore[arg-type]
         elif isinstance(record, OffsetTombstone):
             self._offsets.replay_tombstone(record)
         elif isinstance(record, TxnOffsetCommitRecord):
@@ -592,6 +590,20 @@ class GroupCoordinator:
             self._offsets.replay_marker(record)
         elif isinstance(record, GroupMetadataRecord):
             self._replay_group(record.group_id, record)
+        elif isinstance(record, GroupTombstone):
+            self._replay_group(record.group_id, None)
+        else:
+            self._replay_group_type(record)
+
+    def _replay_group_type(self, record: ConsumerGroupRecord | ShareGroupRecord) -> None:
+        """A consumer or share group's record: their formats are imported by the first one met."""
+        from kafkito.broker.coordinator.consumer.records import CONSUMER_GROUP_RECORD_TYPES
+        from kafkito.broker.coordinator.share.records import is_share_group_record
+
+        if isinstance(record, CONSUMER_GROUP_RECORD_TYPES):
+            self._consumer.replay(record)  # type: ignore[arg-type]
+        elif is_share_group_record(record):
+            self._share.replay(record)  # type: ignore[arg-type]
         else:
             self._replay_group(record.group_id, None)
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
-from kafkito.broker.coordinator.consumer.records import ConsumerGroupRecord
 from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
-from kafkito.broker.coordinator.share.records import ShareGroupRecord
 from kafkito.protocol.errors import ErrorCode
+
+if TYPE_CHECKING:  # their formats are imported by the first record of their type (~3 ms a start)
+    from kafkito.broker.coordinator.consumer.records import ConsumerGroupRecord
+    from kafkito.broker.coordinator.share.records import ShareGroupRecord
 
 
 class OffsetCommitRecord(NamedTuple):
@@ -87,15 +89,10 @@ class TransactionMarker(NamedTuple):
     commit: bool
 
 
-CoordinatorRecord = (
-    OffsetCommitRecord
-    | TxnOffsetCommitRecord
-    | OffsetTombstone
-    | GroupMetadataRecord
-    | GroupTombstone
-    | TransactionMarker
-    | ConsumerGroupRecord
-    | ShareGroupRecord
+# A name for annotations only (a string at run time): the group types' records are not imported for it.
+CoordinatorRecord: TypeAlias = (
+    "OffsetCommitRecord | TxnOffsetCommitRecord | OffsetTombstone | GroupMetadataRecord | GroupTombstone"
+    " | TransactionMarker | ConsumerGroupRecord | ShareGroupRecord"
 )
 AppendCallback = Callable[[ErrorCode], None]
 

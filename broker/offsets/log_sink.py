@@ -18,10 +18,8 @@ from kafkito.broker.coordinator.records import (
     TxnOffsetCommitRecord,
 )
 from kafkito.broker.coordinator.results import OffsetAndMetadata
-from kafkito.broker.coordinator.share.records import is_share_group_record
 from kafkito.broker.log.errors import LogError
 from kafkito.broker.offsets.batches import build_batch
-from kafkito.broker.offsets.consumer_log import encode_consumer_record
 from kafkito.broker.offsets.partitioner import partition_for
 from kafkito.broker.offsets.records import (
     GroupValue,
@@ -33,7 +31,6 @@ from kafkito.broker.offsets.records import (
     encode_offset_key,
     encode_offset_value,
 )
-from kafkito.broker.offsets.share_records import encode_share_record
 from kafkito.protocol.errors import ErrorCode
 from kafkito.purgatory import Clock
 
@@ -124,6 +121,11 @@ def encode_record(record: CoordinatorRecord, time: TimeBase) -> tuple[bytes, byt
         raise RecordFormatError("a transaction marker is a control batch, written by append_marker")
     if isinstance(record, GroupTombstone):
         return encode_group_key(record.group_id), None
+    # A consumer or share group's record: their formats are imported by the first one written.
+    from kafkito.broker.coordinator.share.records import is_share_group_record
+    from kafkito.broker.offsets.consumer_log import encode_consumer_record
+    from kafkito.broker.offsets.share_records import encode_share_record
+
     if is_share_group_record(record):
         return encode_share_record(record)  # type: ignore[arg-type]
     return encode_consumer_record(record, time)  # type: ignore[arg-type]

@@ -12,7 +12,6 @@ from kafkito.broker.chunked_load import ChunkedLoad, Defer
 from kafkito.broker.config import default
 from kafkito.broker.coordinator.offset_expiry import expired_offsets
 from kafkito.broker.log.errors import LogError
-from kafkito.broker.offsets.loader import decode_records, read_partition
 from kafkito.broker.offsets.log_sink import OFFSETS_TOPIC, LogRecordSink, TimeBase
 from kafkito.purgatory import Clock
 
@@ -164,6 +163,9 @@ class OffsetsManager:
         log.info("offsets.loaded", partitions=self.num_partitions, ms=self.clock.now_ms() - started)
 
     def _load_partition(self, partition: int, coordinator: GroupCoordinator) -> Generator[None, None, None]:
+        # The reader and the record formats, not imported by a first start (no `__consumer_offsets`).
+        from kafkito.broker.offsets.loader import decode_records, read_partition
+
         started = self.clock.now_ms()
         budget = max(self.config.load_chunk_records, 1)
         plog = self.logs.get_log(OFFSETS_TOPIC, partition)

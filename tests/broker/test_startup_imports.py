@@ -8,8 +8,12 @@ BENCHMARKS.md's, and this keeps a new top-level import from quietly bringing the
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 _LOADED = (
     "import json, sys, kafkito.broker.cli, kafkito.broker.app, kafkito.broker.server; "
@@ -100,3 +104,53 @@ def test_a_started_broker_has_no_group_type_part_and_no_authorizer() -> None:
     assert not loaded & set(_CONSUMER_PART)
     # The ACL modules: only with `authorizer.class.name` set.
     assert not loaded & {"kafkito.broker.security.acls", "kafkito.broker.security.authorizer"}
+
+
+# Metadata v0 for all topics (correlation id 1, client id "t"): what `kafkito serve` answers first.
+_METADATA_V0 = struct.pack(">ihhih", 15, 3, 0, 1, 1) + b"t" + struct.pack(">i", 0)
+# Not imported by a first `kafkito serve` up to its first answer (BENCHMARKS.md, start-up): the
+# consumer and share groups' record formats and `__consumer_offsets`' reader (imported by the first
+# record of their type, or a reload), the share coordinator's config (its first share group), and
+# the `idna` codec (an address literal is bound without `getaddrinfo`).
+_NOT_AT_FIRST_START = {
+    "kafkito.broker.coordinator.consumer.records",
+    "kafkito.broker.coordinator.share.records",
+    "kafkito.broker.coordinator.share.config",
+    "kafkito.broker.offsets.consumer_records",
+    "kafkito.broker.offsets.consumer_log",
+    "kafkito.broker.offsets.share_records",
+    "kafkito.broker.offsets.loader",
+    "encodings.idna",
+}
+
+
+def _answer_metadata(port: int, proc: subprocess.Popen[str]) -> None:
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+                s.sendall(_METADATA_V0)
+                (size,) = struct.unpack(">i", s.recv(4, socket.MSG_WAITALL))
+                assert len(s.recv(size, socket.MSG_WAITALL)) == size
+                return
+        except (ConnectionRefusedError, ConnectionResetError, struct.error):
+            assert proc.poll() is None, "kafkito serve exited"
+            time.sleep(0.01)
+
+
+def test_a_first_serve_answers_metadata_without_group_formats_or_idna(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    args = ["-X", "importtime", "-m", "kafkito", "serve", "--host", "127.0.0.1", "--port", str(port),
+            "--data-dir", str(tmp_path / "data"), "--log-level", "warning"]  # fmt: skip
+    proc = subprocess.Popen([sys.executable, *args], stderr=subprocess.PIPE, text=True)
+    try:
+        _answer_metadata(port, proc)
+    finally:
+        proc.terminate()
+        err = proc.communicate(timeout=60)[1]
+    lines = [line for line in err.splitlines() if line.startswith("import time:")]
+    imported = {line.rsplit("|", 1)[1].strip() for line in lines}
+    assert "kafka.protocol.metadata.metadata" in imported  # the log holds the start up to the answer
+    eager = imported & _NOT_AT_FIRST_START
+    assert not eager, f"{eager}: import them where they are first used (BENCHMARKS.md, start-up)"
