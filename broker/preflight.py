@@ -12,8 +12,10 @@ import errno
 import os
 import socket
 from pathlib import Path
+from typing import Any
 
 from kafkito.broker.config import PROPERTIES, Config
+from kafkito.broker.listeners import numeric_address
 
 
 class PreflightError(Exception):
@@ -169,13 +171,19 @@ def check_port_free(host: str, port: int) -> None:
     """Nothing listens on host:port yet (bound and released at once, as the listener will bind it)."""
     if port == 0:
         return
-    try:
-        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror as exc:
-        raise PreflightError(
-            f"--host {host!r} cannot be resolved ({exc.strerror}): pass --host ADDRESS"
-        ) from None
-    family, kind, proto, _, address = infos[0]
+    literal = numeric_address(host, port)
+    address: tuple[Any, ...]
+    if literal is not None:  # an address literal: bound as the listener binds it, with no getaddrinfo
+        family, address = literal
+        kind, proto = socket.SOCK_STREAM, 0
+    else:
+        try:
+            infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        except socket.gaierror as exc:
+            raise PreflightError(
+                f"--host {host!r} cannot be resolved ({exc.strerror}): pass --host ADDRESS"
+            ) from None
+        family, kind, proto, _, address = infos[0]
     with socket.socket(family, kind, proto) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:

@@ -13,6 +13,7 @@ import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,10 +21,12 @@ import structlog
 
 from kafkito.broker.cluster.topology import OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, Topology
 from kafkito.broker.context import RequestContext
-from kafkito.broker.listeners import Listener, SecurityProtocol, listeners_of
+from kafkito.broker.listeners import Listener, SecurityProtocol, bound_socket, listeners_of
 from kafkito.broker.services import Cluster, Services
 
 if TYPE_CHECKING:
+    from ssl import SSLContext
+
     from kafkito.broker.app import Broker
     from kafkito.broker.auth.listener_security import ListenerSecurity
 
@@ -107,6 +110,22 @@ def _save_placements(path: Path, placements: dict[str, list[list[int]]]) -> None
         log.warning("cluster.placement_not_saved", path=str(path), error=str(exc))
 
 
+async def _create_server(
+    factory: Callable[[], asyncio.BaseProtocol], host: str, port: int, ssl: SSLContext | None
+) -> asyncio.base_events.Server:
+    """The loop's `create_server(host, port, reuse_address=True)`; an address literal is bound here and
+    passed as `sock=`, the same socket without the loop's name resolution (see `bound_socket`)."""
+    loop = asyncio.get_running_loop()
+    sock = bound_socket(host, port)
+    if sock is None:
+        return await loop.create_server(factory, host, port, ssl=ssl, reuse_address=True)
+    try:
+        return await loop.create_server(factory, sock=sock, ssl=ssl)
+    except BaseException:
+        sock.close()
+        raise
+
+
 class Nodes:
     """Every node's identity, request context and listener."""
 
@@ -185,17 +204,15 @@ class Nodes:
 
         broker = self._broker
         context = self.contexts[node_id]
-        loop = asyncio.get_running_loop()
         first = self.listeners[0] if self.listeners else None
         security = self.security[0] if self.security else None
         if first is not None:
             context = self.listener_contexts[node_id, first.name]
-        server = await loop.create_server(
+        server = await _create_server(
             lambda: KafkaConnection(broker, context, node_id, security),
             broker.config.host,
             self.port_for(node_id),
-            ssl=None if security is None else security.ssl_context,
-            reuse_address=True,
+            None if security is None else security.ssl_context,
         )
         self.servers[node_id] = server
         sock = server.sockets[0].getsockname()
@@ -210,7 +227,6 @@ class Nodes:
         from kafkito.broker.server import KafkaConnection
 
         broker = self._broker
-        loop = asyncio.get_running_loop()
         index = node_id - broker.config.node_id
         servers = self.more_servers[node_id] = []
         for listener, security in zip(self.listeners[1:], self.security[1:], strict=True):
@@ -218,12 +234,11 @@ class Nodes:
             port = self.listener_bound.get((node_id, listener.name)) or (
                 listener.port + index if listener.port else 0
             )
-            server = await loop.create_server(
-                lambda c=context, s=security: KafkaConnection(broker, c, node_id, s),
+            server = await _create_server(
+                partial(KafkaConnection, broker, context, node_id, security),
                 listener.host,
                 port,
-                ssl=None if security is None else security.ssl_context,
-                reuse_address=True,
+                None if security is None else security.ssl_context,
             )
             servers.append(server)
             host, bound = server.sockets[0].getsockname()[:2]
