@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kafkito.broker.cli_parser import KafkitoParser, VersionAction, finish
@@ -135,6 +135,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         from kafkito.broker.app import Broker
         from kafkito.broker.server import KafkaConnection  # noqa: F401  (Broker.start's import, done here with gc paused)
 
+        runner: Runner
         try:
             import uvloop
         except ImportError:  # pragma: no cover - uvloop is optional off Linux/macOS
@@ -144,9 +145,7 @@ def _run_serve(args: argparse.Namespace) -> int:
     finally:
         gc.freeze()
         gc.enable()
-    from kafkito.broker.malloc_tuning import keep_freed_memory
-
-    keep_freed_memory()  # megabyte buffers reuse freed memory instead of faulting in fresh pages
+    runner = _tuning_malloc(runner)
     broker = Broker(config, args.nodes)
     try:
         # 0 after a clean stop, 1 when a component failed to close (logged); a second signal exits at once.
@@ -166,6 +165,25 @@ def _run_serve(args: argparse.Namespace) -> int:
             f"kafkito serve: cannot listen on {config.host}:{config.port} ({exc.strerror})", file=sys.stderr
         )
         return 2
+
+
+Runner = Callable[[Coroutine[Any, Any, int]], int]  # asyncio.run or uvloop.run, for a broker's main
+
+
+def _tuning_malloc(runner: Runner) -> Runner:
+    """`runner`, with glibc's malloc tuned on its loop once the broker is up (broker.malloc_tuning):
+    megabyte buffers then reuse freed memory instead of faulting in fresh pages. Its ctypes costs ~1.5
+    ms, and the settings matter once data flows, not to the first requests."""
+
+    async def tuned(main: Coroutine[Any, Any, int]) -> int:
+        import asyncio
+
+        from kafkito.broker.malloc_tuning import TUNE_AFTER_S, keep_freed_memory
+
+        asyncio.get_running_loop().call_later(TUNE_AFTER_S, keep_freed_memory)
+        return await main
+
+    return lambda main: runner(tuned(main))
 
 
 def _serve_http(args: argparse.Namespace, broker: Broker, control: ControlAddress | None, runner: Any) -> int:
