@@ -15,7 +15,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 T = TypeVar("T")
 
@@ -222,9 +222,9 @@ def _type_hints(cls: type) -> dict[str, Any]:
 _FIELD_TYPES: dict[str, Any] = _type_hints(Config)
 
 
-@dataclass(frozen=True, slots=True)
-class Property:
-    """One row of the table: Kafka's name, the `Config` attribute, its type, default and doc."""
+class Property(NamedTuple):
+    """One row of the table: Kafka's name, the `Config` attribute, its type, default and doc (a
+    NamedTuple: ~50 µs to define against ~500 µs for a frozen dataclass, at every start)."""
 
     name: str
     attr: str
