@@ -98,58 +98,6 @@ def _uncompressed_records(batch: bytes, header: BatchHeader) -> Iterator[Record]
         pos = end
 
 
-def key_values(batch: bytes, header: BatchHeader) -> list[tuple[bytes | None, bytes | None]]:
-    """Just (key, value) of each record of a data batch: the replay loop, which reads millions."""
-    if header.attributes & COMPRESSION_MASK:
-        return [(r.key, r.value) for r in batch_records(batch, header)]
-    out: list[tuple[bytes | None, bytes | None]] = []
-    append = out.append
-    pos = HEADER_SIZE
-    key: bytes | None
-    for _ in range(header.record_count):
-        # Varints of one byte, and the record length's usual two, are decoded inline.
-        b = batch[pos]
-        if b < 0x80:
-            end = pos + 1 + ((b >> 1) ^ -(b & 1))
-            pos += 2  # length, attributes
-        elif batch[pos + 1] < 0x80:
-            z = (b & 0x7F) | (batch[pos + 1] << 7)
-            end = pos + 2 + ((z >> 1) ^ -(z & 1))
-            pos += 3
-        else:
-            length, pos = read_varint(batch, pos)
-            end = pos + length
-            pos += 1
-        if batch[pos] < 0x80:  # timestamp delta
-            pos += 1
-        else:
-            _, pos = read_varint(batch, pos)
-        if batch[pos] < 0x80:  # offset delta
-            pos += 1
-        else:
-            _, pos = read_varint(batch, pos)
-        b = batch[pos]
-        if b < 0x80:
-            n = (b >> 1) ^ -(b & 1)
-            pos += 1
-        else:
-            n, pos = read_varint(batch, pos)
-        if n >= 0:
-            key = batch[pos : pos + n]
-            pos += n
-        else:
-            key = None
-        b = batch[pos]
-        if b < 0x80:
-            n = (b >> 1) ^ -(b & 1)
-            pos += 1
-        else:
-            n, pos = read_varint(batch, pos)
-        append((key, None if n < 0 else batch[pos : pos + n]))
-        pos = end
-    return out
-
-
 def batch_records(batch: bytes, header: BatchHeader) -> Iterator[Record]:
     """The records of one stored data batch (compressed ones through kafka.record)."""
     if header.attributes & COMPRESSION_MASK == 0:

@@ -19,9 +19,21 @@ from kafkito.broker.coordinator.records import (
     TxnOffsetCommitRecord,
 )
 from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
-from kafkito.broker.offsets.batches import batch_records, iter_batches, key_values
+from kafkito.broker.log.batch import (
+    COMPRESSION_MASK,
+    CONTROL_MASK,
+    HEADER_SIZE,
+    LOG_OVERHEAD,
+    MIN_BATCH_LENGTH,
+    TRANSACTIONAL_MASK,
+    BatchHeader,
+    parse_header,
+)
+from kafkito.broker.offsets.batches import batch_records
+from kafkito.broker.offsets.commit_decoder import CommitDecoder
 from kafkito.broker.offsets.consumer_log import REPLAY_ORDER, decode_consumer_record
 from kafkito.broker.offsets.consumer_records import ConsumerGroupKey
+from kafkito.broker.offsets.latest_values import LatestValues
 from kafkito.broker.offsets.records import (
     GroupKey,
     RecordFormatError,
@@ -34,7 +46,6 @@ from kafkito.broker.offsets.share_records import REPLAY_ORDER as SHARE_REPLAY_OR
 from kafkito.broker.offsets.share_records import decode_share_record, is_share_key
 
 if TYPE_CHECKING:
-    from kafkito.broker.log.batch import BatchHeader
     from kafkito.broker.log.partition_log import PartitionLog
     from kafkito.broker.offsets.log_sink import TimeBase
 
@@ -43,6 +54,10 @@ log = structlog.get_logger("kafkito.offsets")
 READ_BYTES = 256 * 1024
 _CONTROL_KEY = struct.Struct(">hh")
 _COMMIT_MARKER = 1
+# What the read loop needs of a batch header: base offset, length, attributes, last offset delta
+# and record count (see HEADER)
+_FIELDS = struct.Struct(">qi9xhi30xi")
+_NOT_PLAIN = CONTROL_MASK | TRANSACTIONAL_MASK | COMPRESSION_MASK
 
 
 @dataclass(slots=True)
@@ -94,30 +109,38 @@ def read_partition(plog: PartitionLog, budget: int) -> Generator[None, None, Par
     record offset.
     """
     content = PartitionContent()
+    plain = LatestValues()
     position = plog.log_start_offset
     end = plog.log_end_offset
     since_yield = 0
     while position < end:
         chunk = plog.read(position, READ_BYTES)
-        if not chunk:
-            break
+        at, size = 0, len(chunk)
         advanced = False
-        for header, batch in iter_batches(chunk):
-            if header.next_offset <= position:
-                continue
-            position = header.next_offset
-            advanced = True
-            since_yield += _take(header, batch, content)
-            if since_yield >= budget:
-                since_yield = 0
-                yield
+        while size - at >= HEADER_SIZE:  # as iter_batches, without a header object per batch
+            base_offset, length, attributes, last_offset_delta, count = _FIELDS.unpack_from(chunk, at)
+            batch_size = length + LOG_OVERHEAD
+            if length < MIN_BATCH_LENGTH or at + batch_size > size:
+                break
+            if base_offset + last_offset_delta >= position:
+                position = base_offset + last_offset_delta + 1
+                advanced = True
+                if attributes & _NOT_PLAIN or content.pending:
+                    count = _take(parse_header(chunk, at), chunk[at : at + batch_size], content)
+                else:
+                    plain.take(chunk[at : at + batch_size], count, content.latest)
+                since_yield += count
+                if since_yield >= budget:
+                    since_yield = 0
+                    yield
+            at += batch_size
         if not advanced:
             break
     return content
 
 
 def _take(header: BatchHeader, batch: bytes, content: PartitionContent) -> int:
-    """Apply one batch to the partition's content."""
+    """Apply one batch to the partition's content (transactions, markers, compressed batches)."""
     if header.is_control:
         _end_transaction(header, batch, content)
         return 0
@@ -129,9 +152,9 @@ def _take(header: BatchHeader, batch: bytes, content: PartitionContent) -> int:
                 _take_plain(content, record.key, record.value, record.offset)
     else:
         latest = content.latest
-        for key, value in key_values(batch, header):
-            if key is not None:
-                latest[key] = value
+        for record in batch_records(batch, header):
+            if record.key is not None:
+                latest[record.key] = record.value
     return header.record_count
 
 
@@ -195,12 +218,13 @@ def decode_records(
     state = DecodedPartition(keys=len(latest))
     groups: list[CoordinatorRecord] = []
     offsets: list[CoordinatorRecord] = []
+    commit = CommitDecoder(time.from_wall).decode
     for i, (raw_key, raw_value) in enumerate(latest.items(), 1):
         if i % budget == 0:
             yield
         if raw_value is None or raw_key in written_at:
             continue
-        record = _decode_logged(raw_key, raw_value, time, state)
+        record = commit(raw_key, raw_value) or _decode_logged(raw_key, raw_value, time, state)
         if isinstance(record, OffsetCommitRecord):
             offsets.append(record)
         elif record is not None:

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
 
 from kafkito.broker.log.batch import parse_header
-from kafkito.broker.offsets.batches import batch_records, build_batch, key_values
+from kafkito.broker.offsets.batches import batch_records, build_batch
+from kafkito.broker.offsets.latest_values import fold_records
 from kafkito.broker.offsets.partitioner import java_abs, java_string_hash, partition_for
 from kafkito.broker.offsets.records import (
     GroupKey,
@@ -369,6 +370,8 @@ def test_fast_offset_key_reader_agrees_with_the_general_one(group: str, topic: s
         max_size=80,
     )
 )
-def test_key_values_reads_what_batch_records_reads(records: list[tuple[bytes, bytes | None]]) -> None:
+def test_the_reload_reads_what_batch_records_reads(records: list[tuple[bytes, bytes | None]]) -> None:
     raw = bytes(build_batch(records, 5))
-    assert key_values(raw, parse_header(raw)) == records
+    latest: dict[bytes, bytes | None] = {}
+    fold_records(raw, len(records), latest)
+    assert latest == dict(records)  # the last value of each key
