@@ -10,14 +10,21 @@ Two measurements, reported as ratios within one run:
 
 Usage: python bench/offsets.py [--commits 20000] [--records 1000000] [--groups 10000] [--markdown]
        [--reload-only]   (b) alone: issue 21's "1M records in `__consumer_offsets` to reload"
+       [--reload-only --baseline DIR]   the restarts of this tree and of the checkout in DIR (say a
+                         `git worktree` of the tree before a change), alternating, each in a fresh
+                         process on the same data: wall and CPU seconds, and a digest of the state
+                         each rebuilt (it must be the same)
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
+import os
 import platform
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -147,6 +154,85 @@ def restart(data_dir: Path) -> tuple[float, float, int, int]:
     return opened - started, loaded - opened, len(groups), offsets
 
 
+# Run in a fresh process with the tree to time on sys.path (this one, or --baseline's): only APIs
+# both trees have. Prints JSON: wall and CPU seconds of the log open and of the replay, and a digest
+# of the groups and offsets rebuilt.
+RESTART_SCRIPT = """
+import gc, hashlib, json, sys, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import structlog
+structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
+from kafkito.broker.coordinator import CoordinatorConfig, GroupCoordinator
+from kafkito.broker.log.manager import LogManager
+from kafkito.broker.log.partition_log import wall_clock_ms
+from kafkito.broker.offsets import OffsetsConfig, OffsetsManager
+from kafkito.purgatory import MonotonicClock, Timer
+gc.collect()
+w0, c0 = time.perf_counter(), time.process_time()
+logs = LogManager(Path(sys.argv[2]), {})
+w1, c1 = time.perf_counter(), time.process_time()
+clock = MonotonicClock()
+manager = OffsetsManager(logs, OffsetsConfig(), clock, wall_clock_ms)
+coordinator = GroupCoordinator(CoordinatorConfig(), clock, Timer(clock), manager.sink)
+manager.load_now(coordinator)
+w2, c2 = time.perf_counter(), time.process_time()
+digest = hashlib.sha256()
+groups = sorted(coordinator.groups(), key=lambda g: g.group_id)
+for g in groups:
+    digest.update(repr((g.group_id, g.generation_id, g.protocol_type, g.state.name)).encode())
+    for tp, o in sorted(g.offsets.items()):
+        commit = manager.time.to_wall(o.commit_timestamp_ms)
+        digest.update(repr((tp, o.offset, o.metadata, o.leader_epoch, commit)).encode())
+logs.close()
+print(json.dumps(dict(open=w1 - w0, replay=w2 - w1, open_cpu=c1 - c0, replay_cpu=c2 - c1,
+                      groups=len(groups), offsets=sum(len(g.offsets) for g in groups),
+                      digest=digest.hexdigest())))
+"""
+
+
+def restart_in(tree: Path, data_dir: Path) -> dict[str, Any]:
+    """A restart of the code in `tree` on `data_dir`, in a fresh process (see RESTART_SCRIPT)."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    out = subprocess.run(
+        [sys.executable, "-c", RESTART_SCRIPT, str(tree), str(data_dir)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def compare_reloads(data: Path, baseline: Path, repeats: int) -> None:
+    """Restarts of this tree and of `baseline` on `data`, alternating; the best of each, and the ratio."""
+    this_tree = Path(__file__).resolve().parent.parent
+    runs: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
+    for _ in range(repeats):
+        runs["before"].append(restart_in(baseline, data))
+        runs["after"].append(restart_in(this_tree, data))
+    print(f"\nrestarts, {repeats} of each, alternating (best of each: wall, then CPU seconds)")
+    print("\n| tree | log open (s) | replay (s) | restart (s) | restart CPU (s) | groups | offsets |")
+    print("|---|---|---|---|---|---|---|")
+    best = {}
+    for label, tree in (("before", baseline), ("after", this_tree)):
+        wall = min(runs[label], key=lambda r: r["open"] + r["replay"])
+        cpu = min(r["open_cpu"] + r["replay_cpu"] for r in runs[label])
+        best[label] = (wall["open"] + wall["replay"], cpu)
+        print(
+            f"| {label} ({tree}) | {wall['open']:.2f} | {wall['replay']:.2f} | {best[label][0]:.2f} "
+            f"| {cpu:.2f} | {wall['groups']:,} | {wall['offsets']:,} |"
+        )
+    print(
+        f"\nafter vs before: restart {best['after'][0] / best['before'][0]:.2f}x wall, "
+        f"{best['after'][1] / best['before'][1]:.2f}x CPU"
+    )
+    digests = {r["digest"] for label in runs for r in runs[label]}
+    assert len(digests) == 1, "the two trees rebuilt different states"
+    print("both trees rebuilt the same groups and offsets (one digest)")
+
+
 def compact_all(data_dir: Path) -> tuple[float, int, int]:
     logs = LogManager(data_dir, {})
     started = time.perf_counter()
@@ -175,6 +261,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--reload-only", action="store_true", help="only (b): the restarts")
+    parser.add_argument(
+        "--baseline", type=Path, help="with --reload-only: also restart the checkout in this directory"
+    )
     args = parser.parse_args()
     quiet_logs()
     root = Path(tempfile.mkdtemp(prefix="kafkito-bench-offsets-"))
@@ -215,6 +304,9 @@ def main() -> None:
             f"\nwrote {written:,} commit records + {args.groups:,} group records "
             f"({size / 1e6:.0f} MB) in {wrote_s:.1f} s ({written / wrote_s:,.0f} records/s)"
         )
+        if args.baseline is not None:
+            compare_reloads(data, args.baseline.resolve(), args.repeats)
+            return
         before = min((restart(data) for _ in range(args.repeats)), key=lambda r: r[0] + r[1])
         compact_s, records_before, records_after = compact_all(data)
         after = min((restart(data) for _ in range(args.repeats)), key=lambda r: r[0] + r[1])
