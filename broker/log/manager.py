@@ -26,9 +26,9 @@ from kafkito.broker.log.errors import (
     TopicAlreadyExists,
     UnknownTopicOrPartition,
 )
+from kafkito.broker.log.journal import Record
 from kafkito.broker.log.metadata_log import (
     MetadataLog,
-    Record,
     TopicInfo,
     collision_name,
     config_records,

@@ -21,6 +21,7 @@ from typing import Any
 
 import structlog
 
+from kafkito.broker.log.journal import MIN_COMPACT_BYTES, Journal
 from kafkito.broker.security.acls import (
     AclBinding,
     AclFilter,
@@ -30,7 +31,6 @@ from kafkito.broker.security.acls import (
     validate_new_acl,
 )
 from kafkito.broker.security.errors import SecurityError
-from kafkito.broker.security.journal import MIN_COMPACT_BYTES, Journal
 from kafkito.broker.security.quotas import (
     ClientQuotas,
     FilterComponent,

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
+from kafkito.broker.log.journal import encode_batch
 from kafkito.broker.log.manager import LogManager
 from kafkito.broker.log.metadata_log import (
     MetadataLog,
     TopicInfo,
     config_records,
-    encode_batch,
     partition_records,
     read_topics,
     remove_records,
@@ -208,6 +208,7 @@ _FAULT_SCRIPT = """
 import json, os, resource, signal, sys
 from pathlib import Path
 from kafkito.broker.log.errors import KafkaStorageError
+from kafkito.broker.log.journal import encode_batch
 from kafkito.broker.log.manager import LogManager
 
 data = Path(sys.argv[1])
