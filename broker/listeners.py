@@ -8,8 +8,8 @@ The first listener always binds `host:port` (which `listeners` sets, and the fla
 from __future__ import annotations
 
 import socket
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from kafkito.broker.config import Config, ConfigError
 
@@ -31,9 +31,9 @@ class SecurityProtocol(StrEnum):
         return self in (SecurityProtocol.SASL_PLAINTEXT, SecurityProtocol.SASL_SSL)
 
 
-@dataclass(frozen=True, slots=True)
-class Listener:
-    """One listener: its name, security protocol, bind address and (when set) advertised address."""
+class Listener(NamedTuple):
+    """One listener: its name, security protocol, bind address and (when set) advertised address (a
+    NamedTuple: every start builds one, and defining one costs ~10 times less than a frozen dataclass)."""
 
     name: str
     protocol: SecurityProtocol
