@@ -33,8 +33,7 @@ levels, for callers without a broker.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 METADATA_VERSION = "metadata.version"
 KRAFT_VERSION = "kraft.version"
@@ -48,9 +47,9 @@ ZERO_MIN_SINCE_API_VERSION = 4
 FINALIZED_FEATURES_EPOCH = 0
 
 
-@dataclass(slots=True, frozen=True)
-class Feature:
-    """One feature: the levels this broker supports and the level the cluster is finalized at."""
+class Feature(NamedTuple):
+    """One feature: the levels this broker supports and the level the cluster is finalized at (a
+    NamedTuple: every start imports this module, and defining one is ~10x cheaper than a dataclass)."""
 
     name: str
     min_level: int
