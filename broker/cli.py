@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from kafkito.broker.cli_parser import KafkitoParser, VersionAction, finish
 from kafkito.broker.config import Config, ConfigError, default
-from kafkito.broker.control.cli import add_control_parser, run_control
-from kafkito.broker.tools.args import add_tool_parsers
 
 if TYPE_CHECKING:
     from kafkito.broker.app import Broker
@@ -59,7 +57,10 @@ def _parser(command: str | None = None) -> KafkitoParser:
     parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", required=True)
     _add_serve(sub)
-    if command != "serve":
+    if command != "serve":  # nor their modules (broker.tools, broker.control: ~1 ms of a start)
+        from kafkito.broker.control.cli import add_control_parser
+        from kafkito.broker.tools.args import add_tool_parsers
+
         add_tool_parsers(sub)
         add_control_parser(sub)
     return finish(parser)  # type: ignore[return-value]
@@ -290,6 +291,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         return _run_serve(args)
     if args.command == "control":
+        from kafkito.broker.control.cli import run_control
+
         return run_control(args)
     return _run_tool(args)
 

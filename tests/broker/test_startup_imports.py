@@ -29,6 +29,8 @@ def test_serve_imports_no_handler_and_no_transaction_coordinator() -> None:
     assert not {m for m in loaded if m.startswith("kafkito.broker.transactions")}
     # `kafkito control`'s urllib client and the control endpoint's aiohttp: only when asked for.
     assert not loaded & {"urllib.request", "http.client", "aiohttp"}
+    # Nor the tools' and control's verbs and their modules: `serve` cannot name them.
+    assert not {m for m in loaded if m.startswith(("kafkito.broker.tools", "kafkito.broker.control"))}
     # What consumer groups need on first use only: regexes (google-re2), metadata hashes (hashlib,
     # OpenSSL), the heterogeneous assignor's fractions (with decimal): ~4 ms of every start together.
     eager = loaded & {"re2", "hashlib", "fractions", "decimal"}
