@@ -2,11 +2,38 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Generator
 from typing import Any
 
 Defer = Callable[[Callable[[], None]], Any]
 Steps = Generator[None, None, None]
+
+
+def run_step(steps: Steps) -> bool:
+    """Run one step of `steps`; False once they are done.
+
+    The cyclic garbage collector is paused during the step: a load allocates hundreds of thousands
+    of long-lived tuples (records, offsets), and the collections they would trigger cost a reload
+    ~10% of its time without freeing anything. It is on again between steps, for the rest of the
+    broker, and collects whatever the step left.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        next(steps)
+    except StopIteration:
+        return False
+    finally:
+        if enabled:
+            gc.enable()
+    return True
+
+
+def run_all(steps: Steps) -> None:
+    """Run `steps` to the end at once (see `run_step`)."""
+    while run_step(steps):
+        pass
 
 
 class ChunkedLoad:
@@ -32,9 +59,7 @@ class ChunkedLoad:
     def _step(self) -> None:
         if self._steps is None or self._defer is None:
             return
-        try:
-            next(self._steps)
-        except StopIteration:
+        if not run_step(self._steps):
             self._steps = None
             return
         self._defer(self._step)

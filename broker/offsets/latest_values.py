@@ -22,10 +22,6 @@ from kafkito.protocol.primitives import read_varint
 MAX_LAYOUT_RECORDS = 20_000
 
 Latest = dict[bytes, bytes | None]
-_SEEN = 0  # a shape seen once: its next batch builds its layout
-_NO_LAYOUT = 1  # a shape whose batch had a record without key or value: parsed record by record
-
-
 class _Layout:
     """Where the keys and values of one shape of batch lie, and the framing bytes that prove it."""
 
@@ -39,6 +35,13 @@ class _Layout:
         self.records = len(keys)
 
 
+# Markers in place of a layout (no batch has -1 records): a size seen once, whose next batch builds
+# its layout; a size whose batch had a record without key or value, parsed record by record.
+_SEEN = _Layout([0, 0], (), [slice(0)] * 2, [slice(0)] * 2)
+_NO_LAYOUT = _Layout([0, 0], (), [slice(0)] * 2, [slice(0)] * 2)
+_SEEN.records = _NO_LAYOUT.records = -1
+
+
 class LatestValues:
     """Folds the records of uncompressed data batches into `latest` (key -> last value, None for a
     tombstone); records without a key are skipped, as the replay skips them."""
@@ -46,34 +49,30 @@ class LatestValues:
     __slots__ = ("_cached", "_layouts")
 
     def __init__(self) -> None:
-        # (batch size, record count) -> its layout, _SEEN or _NO_LAYOUT
-        self._layouts: dict[tuple[int, int], _Layout | int] = {}
+        self._layouts: dict[int, _Layout] = {}  # batch size -> its layout, _SEEN or _NO_LAYOUT
         self._cached = 0
 
     def take(self, batch: bytes, count: int, latest: Latest) -> None:
         """Fold the `count` records of `batch` (a whole stored batch, header included)."""
         if count > 1:  # one record: no gain from a layout
-            shape = (len(batch), count)
-            layout = self._layouts.get(shape)
-            if layout is None:
-                self._layouts[shape] = _SEEN
-            elif layout is _SEEN:
-                layout = self._build(shape, batch)
-            if isinstance(layout, _Layout):
-                if layout.framing(batch) == layout.expected:
-                    latest.update(zip(layout.keys(batch), layout.values(batch), strict=True))
-                    return
-                self._layouts[shape] = _SEEN  # another framing of the same shape: the next one replaces it
+            layout = self._layouts.get(len(batch))
+            if layout is not None and layout.records == count and layout.framing(batch) == layout.expected:
+                latest.update(zip(layout.keys(batch), layout.values(batch), strict=False))
+                return
+            self._learn(layout, batch, count)
         fold_records(batch, count, latest)
 
-    def _build(self, shape: tuple[int, int], batch: bytes) -> _Layout | int:
-        """The shape's layout from `batch`, within the budget of cached records (which also bounds
-        the layouts built for shapes that keep changing framing)."""
-        if self._cached + shape[1] > MAX_LAYOUT_RECORDS:
-            return _SEEN
-        self._cached += shape[1]
-        layout = self._layouts[shape] = _layout_of(batch, shape[1]) or _NO_LAYOUT
-        return layout
+    def _learn(self, layout: _Layout | None, batch: bytes, count: int) -> None:
+        """A batch its size's layout does not fit: note the size, or build its layout from the batch
+        for the next ones (within a budget of cached records, which also bounds the work for sizes
+        whose framing keeps changing)."""
+        size = len(batch)
+        if layout is None or (layout is not _SEEN and layout is not _NO_LAYOUT):
+            self._layouts[size] = _SEEN  # first seen, or another framing of the size
+        elif layout is _SEEN and self._cached + count <= MAX_LAYOUT_RECORDS:
+            self._cached += count
+            built = _layout_of(batch, count)
+            self._layouts[size] = _NO_LAYOUT if built is None else built
 
 
 def _layout_of(batch: bytes, count: int) -> _Layout | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Generator
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import structlog
@@ -58,6 +59,7 @@ _COMMIT_MARKER = 1
 # and record count (see HEADER)
 _FIELDS = struct.Struct(">qi9xhi30xi")
 _NOT_PLAIN = CONTROL_MASK | TRANSACTIONAL_MASK | COMPRESSION_MASK
+_GROUP_ID = attrgetter("group_id")
 
 
 @dataclass(slots=True)
@@ -232,9 +234,15 @@ def decode_records(
     ordered = _ordered(content, time, state)
     groups.extend(r for r in ordered if not isinstance(r, (OffsetCommitRecord, TxnOffsetCommitRecord)))
     state.records = _group_order(groups)
+    head = len(state.records)
     state.records.extend(offsets)
     state.records.extend(r for r in ordered if isinstance(r, (OffsetCommitRecord, TxnOffsetCommitRecord)))
-    state.group_ids = dict.fromkeys(r.group_id for r in state.records if not isinstance(r, TransactionMarker))
+    # The group ids in the records' order; the offsets' (most records) read in one C loop.
+    ids = dict.fromkeys(r.group_id for r in state.records[:head] if not isinstance(r, TransactionMarker))
+    ids.update(dict.fromkeys(map(_GROUP_ID, offsets)))
+    rest = state.records[head + len(offsets) :]
+    ids.update(dict.fromkeys(r.group_id for r in rest if not isinstance(r, TransactionMarker)))
+    state.group_ids = ids
     return state
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from kafkito.broker.chunked_load import ChunkedLoad, Defer
+from kafkito.broker.chunked_load import ChunkedLoad, Defer, run_all
 from kafkito.broker.config import default
 from kafkito.broker.coordinator.offset_expiry import expired_offsets
 from kafkito.broker.log.errors import LogError
@@ -142,8 +142,7 @@ class OffsetsManager:
     def load_now(self, coordinator: GroupCoordinator) -> None:
         """Replay everything before returning (tests, benchmarks, tools)."""
         self._coordinator = coordinator
-        for _ in self._load_all(coordinator):
-            pass
+        run_all(self._load_all(coordinator))
 
     def stop_loading(self) -> None:
         """Abandon a load in progress (the broker is stopping)."""

@@ -129,6 +129,14 @@ def test_a_shape_of_the_same_size_and_count_with_other_framing_is_read_right(
         assert list(fold(batches).items()) == list(read_back(batches).items())
 
 
+def test_a_batch_of_the_same_size_with_more_records_is_read_right() -> None:
+    two: list[RecordShape] = [(10, 10, 0, 1, 0)] * 2
+    three: list[RecordShape] = [(5, 6, 0, 1, 0)] * 3
+    assert len(build(two, 0)) == len(build(three, 0))
+    batches = [build(two, 0), build(two, 1), build(three, 2), build(two, 3), build(three, 4), build(three, 5)]
+    assert list(fold(batches).items()) == list(read_back(batches).items())
+
+
 def test_layouts_stop_at_their_budget_and_reading_goes_on() -> None:
     shape: list[RecordShape] = [(10, 10, 0, 1, 0)] * 50
     batches = [build(shape[: 2 + i % 40], i) for i in range(3 * MAX_LAYOUT_RECORDS // 50)]
