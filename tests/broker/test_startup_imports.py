@@ -37,6 +37,18 @@ def test_serve_imports_no_handler_and_no_transaction_coordinator() -> None:
     assert not eager, f"{eager}: import them where they are first used (BENCHMARKS.md, start-up)"
 
 
+def test_the_serve_command_line_parses_without_shutil() -> None:
+    """argparse sizes each help formatter with `shutil` (bz2, lzma, zlib: ~1.5 ms); kafkito's measures
+    the terminal itself, and `--help` still wraps at the terminal's width (tests/cli)."""
+    parse = (
+        "import json, sys; from kafkito.broker.cli import _parser; "
+        "_parser('serve').parse_known_args(['serve', '--port', '9092']); "
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", parse], capture_output=True, text=True, check=True)
+    assert not set(json.loads(out.stdout)) & {"shutil", "bz2", "lzma"}
+
+
 # KIP-848 consumer groups' machinery (`coordinator/consumer/`: groups, heartbeats, assignors, the
 # classic-member bridge... ~5 ms): imported by the first consumer-group request or record, not by a
 # broker whose `__consumer_offsets` holds classic groups only. Their record types stay (decoding).
