@@ -342,12 +342,13 @@ class Segment:
     def read(self, position: int, size: int) -> bytes:
         return self._pread(size, position)
 
-    def region(self, position: int, size: int) -> FileRegion:
-        """The bytes at `position`, left in the file for a response to send (see region.py)."""
+    def region(self, position: int, size: int) -> FileRegion | bytes:
+        """The bytes at `position`, left in the file for a response to send (see region.py); read into
+        bytes when no descriptor is left to hold them (EMFILE is no failure of the disk)."""
         try:
             return FileRegion(os.dup(self._fd), str(self.path), position, size)
-        except OSError as e:
-            raise StorageFailure(self.path, "read", e) from e
+        except OSError:
+            return self._pread(size, position)
 
     def _pread(self, size: int, position: int) -> bytes:
         try:

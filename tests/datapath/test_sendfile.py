@@ -217,6 +217,33 @@ def test_a_region_outlives_its_segment_being_closed_and_deleted(tmp_path: Path) 
     assert region.fd == -1
 
 
+def test_with_no_descriptor_left_a_read_falls_back_to_bytes(tmp_path: Path) -> None:
+    """EMFILE while duplicating the segment's descriptor is no disk failure: the bytes are read instead."""
+    import subprocess
+    import sys
+
+    script = f"""
+import os, resource
+from pathlib import Path
+from kafkito.broker.log.segment import Segment
+segment = Segment.create(Path({str(tmp_path)!r}), 0, 4096, 0)
+with open(segment.path, "ab") as f:
+    f.write(bytes(range(256)) * 40)
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+held = []
+try:
+    while True:
+        held.append(os.open("/dev/null", os.O_RDONLY))
+except OSError:
+    pass
+data = segment.region(10, 5000)
+assert isinstance(data, bytes) and data == (bytes(range(256)) * 40)[10:5010], type(data)
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "ok", done.stderr
+
+
 def test_a_consumer_over_tls_reads_large_batches_whole(tmp_path: Path) -> None:
     """TLS cannot use sendfile: the connection reads the regions and writes them through the transport."""
     from kafkito.broker.auth.certs import write_set
