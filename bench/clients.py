@@ -8,7 +8,9 @@ clients are not held back by one Python interpreter and the broker is what is lo
 1 KiB; producers use acks=all, linger.ms=5, no compression, keyless records (librdkafka's sticky
 partitioner spreads them). Each run starts a fresh broker (kafkito on disk in a temp dir, Tansu with
 its memory engine) and goes through three phases, each timed from one "go" signal given once every
-client process is connected (process start-up, and group formation, are not timed):
+client process is connected to the broker (each producer has had one record acknowledged on a
+topic of its own, each consumer has asked for offsets): process start-up, connections and group
+formation are not timed.
 
 1. produce: the producers write `--mb` MiB between them (an equal share each) to topic `bench`,
    until every record is acknowledged. Reported: aggregate MB/s, broker CPU s per GiB produced.
@@ -26,8 +28,10 @@ client process is connected (process start-up, and group formation, are not time
 Counts are verified, so a broken broker cannot look fast: every record must be acknowledged without
 error, and the delivery reports' offsets must fill each partition from 0 with no gap or duplicate;
 every consumer (phase 2) and every group (phase 3) must have read each partition exactly once,
-offsets 0 to its end. (The end offsets come from the delivery reports, not ListOffsets: in a smoke
-run Tansu 0.6 answered ListOffsets(latest) with less than the records it held and served.)
+offsets 0 to its end. The end offsets come from the delivery reports, not ListOffsets: in a smoke
+run Tansu 0.6 answered ListOffsets(latest) with less than the records it held and served. A run
+that fails a check is reported with its reason and left out of the medians (in one smoke run all
+eight of Tansu's fan-out readers stopped 264 records short of the end; the next runs did not).
 `--baseline DIR` also measures the kafkito of another checkout installed in `DIR/.venv`,
 interleaved run by run. The tables report medians.
 """
@@ -53,8 +57,10 @@ from procs import (  # bench/procs.py (scripts run with bench/ on sys.path)
 )
 
 RECORD = 1024
+WARMUP = "warmup"  # each producer's first record goes here, untimed
 GIB = 1 << 30
 PHASE_TIMEOUT_S = 600
+STALL_S = 30  # a phase fails when no record is acknowledged or read for this long
 
 
 @dataclass(frozen=True)
@@ -91,8 +97,11 @@ def producer_main(index: int, bootstrap: str, topic: str, count: int, messages: 
     producer = Producer(
         {"bootstrap.servers": bootstrap, "linger.ms": 5, "acks": "all", "compression.type": "none"}
     )
-    producer.list_topics(topic, timeout=10)
     payload = os.urandom(RECORD)
+    producer.produce(WARMUP, value=payload)  # connects to the leader and warms the produce path
+    if producer.flush(60):
+        messages.put(("error", index, f"producer {index}: warm-up record not acknowledged"))
+        return
     messages.put(("ready", index))
     go.wait()
     for _ in range(count):
@@ -124,6 +133,7 @@ def consumer_main(
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False,
                          "auto.offset.reset": "earliest"})  # fmt: skip
     partitions = len(consumer.list_topics(topic, timeout=10).topics[topic].partitions)
+    consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)  # connects to the leader
     if subscribe:
         consumer.subscribe(
             [topic],
@@ -232,6 +242,18 @@ class Phase:
     ) -> tuple[float, float, float]:
         """Seconds until every record is acknowledged, until every group has read them all, and
         the broker's CPU seconds over the phase (0 for a side with no clients)."""
+        try:
+            return self._run(pid, records, partitions, subscribe)
+        finally:
+            self.stop.set()
+            end = time.monotonic() + 10
+            for process in self.processes:  # after a failure, some may still wait or read
+                process.join(max(0.0, end - time.monotonic()))
+                if process.is_alive():
+                    process.terminate()
+                    process.join(5)
+
+    def _run(self, pid: int, records: int, partitions: int, subscribe: bool) -> tuple[float, float, float]:
         self.partitions = partitions
         deadline = time.monotonic() + PHASE_TIMEOUT_S
         while self.ready < len(self.processes) or not self._stable(subscribe):
@@ -247,21 +269,24 @@ class Phase:
             self._drain(1.0)
             if time.monotonic() > deadline:
                 raise TimeoutError("consumers did not report what they read")
-        for process in self.processes:
-            process.join(30)
         produced = max(self.produced.values(), default=t0) - t0
         return produced, max(read_at, default=t0) - t0, cpu
 
     def _await_all(self, records: int, deadline: float) -> list[float]:
         read_at: dict[int, float] = {}
+        last, moved = (), time.monotonic()
         while len(self.produced) < len(self.producers) or len(read_at) < len(self.groups):
             self._drain()
-            for g, members in enumerate(self.groups):
-                if g not in read_at and sum(self.progress[m] for m in members) >= records:
-                    read_at[g] = time.monotonic()
-            if time.monotonic() > deadline:
-                progress = [sum(self.progress[m] for m in ms) for ms in self.groups]
-                raise TimeoutError(f"acknowledged {len(self.produced)} producers, groups read {progress}")
+            now = time.monotonic()
+            progress = tuple(sum(self.progress[m] for m in ms) for ms in self.groups)
+            for g, read in enumerate(progress):
+                if g not in read_at and read >= records:
+                    read_at[g] = now
+            if progress != last:
+                last, moved = progress, now
+            elif now > (min(deadline, moved + STALL_S) if self.groups else deadline):
+                raise TimeoutError(f"{len(self.produced)} of {len(self.producers)} producers done, "
+                                   f"groups read {list(progress)} of {records} records")  # fmt: skip
         return list(read_at.values())
 
     def verify_reads(self, ends: list[int]) -> None:
@@ -299,7 +324,8 @@ def create_topics(bootstrap: str, partitions: int) -> None:
     from confluent_kafka.admin import AdminClient, NewTopic
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    for topic, future in admin.create_topics([NewTopic(t, partitions, 1) for t in ("bench", "live")]).items():
+    topics = [NewTopic(t, partitions, 1) for t in ("bench", "live", WARMUP)]
+    for topic, future in admin.create_topics(topics).items():
         future.result(30)
         deadline = time.monotonic() + 30
         while len(admin.list_topics(topic, timeout=10).topics[topic].partitions) < partitions:
@@ -354,20 +380,29 @@ def main() -> None:
     args = _arguments()
     brokers = brokers_to_measure(args.only, args.baseline)
     results: dict[str, list[Result]] = {name: [] for name, _ in brokers}
+    failures: dict[str, list[str]] = {name: [] for name, _ in brokers}
     for run in range(args.runs):
         for name, command in brokers:  # interleaved, so all see the same machine noise
-            r = run_once(command, args)
+            try:
+                r = run_once(command, args)
+            except (RuntimeError, TimeoutError) as exc:  # reported, and left out of the medians
+                failures[name].append(str(exc))
+                print(f"run {run + 1}: {name}: FAILED: {exc}", file=sys.stderr)
+                continue
             results[name].append(r)
             print(f"run {run + 1}: {name}: produce {r.produce_mbs:.1f} MB/s ({r.produce_cpu:.2f} CPU s/GiB),"
                   f" fan-out read {r.read_mbs:.1f} MB/s ({r.read_cpu:.2f}), live {r.live_produce_mbs:.1f}"
                   f" in / {r.live_consume_mbs:.1f} out MB/s ({r.live_cpu:.2f})", file=sys.stderr)  # fmt: skip
-    _report(args, results)
+    _report(args, results, failures)
 
 
-def _report(args: argparse.Namespace, results: dict[str, list[Result]]) -> None:
+def _report(
+    args: argparse.Namespace, results: dict[str, list[Result]], failures: dict[str, list[str]]
+) -> None:
     medians = {
         name: [statistics.median(getattr(r, f) for r in rs) for f in Result.__dataclass_fields__]
         for name, rs in results.items()
+        if rs
     }
     base = medians.get(TANSU)
     groups = max(1, args.consumers // args.partitions)
@@ -377,12 +412,18 @@ def _report(args: argparse.Namespace, results: dict[str, list[Result]]) -> None:
           " while the producers write; its CPU is per GiB in + out.")  # fmt: skip
     print("| broker | produce MB/s | CPU s/GiB produced | fan-out read MB/s | CPU s/GiB consumed "
           "| live produce MB/s | live consume MB/s | live CPU s/GiB moved "
-          "| produce / read / live-in vs Tansu |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| produce / read / live-in vs Tansu | failed runs |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, (p, pcpu, r, rcpu, lp, lc, lcpu) in medians.items():
         ratio = f"{p / base[0]:.2f}x / {r / base[2]:.2f}x / {lp / base[4]:.2f}x" if base else "-"
+        failed = len(failures[name])
         print(f"| {name} | {p:.1f} | {pcpu:.2f} | {r:.1f} | {rcpu:.2f} | {lp:.1f} | {lc:.1f} | {lcpu:.2f} "
-              f"| {ratio} |")  # fmt: skip
+              f"| {ratio} | {failed} of {args.runs} |")  # fmt: skip
+    for name, reasons in failures.items():
+        if not results[name]:
+            print(f"| {name} | - | - | - | - | - | - | - | - | {len(reasons)} of {args.runs} |")
+        for reason in reasons:
+            print(f"- {name} failed a run: {reason}")
 
 
 if __name__ == "__main__":
