@@ -194,7 +194,6 @@ def _brokers(args: argparse.Namespace) -> list[tuple[str, Command]]:
     return brokers
 
 
-
 def main() -> None:
     args = _arguments()
     count = args.mb * (1 << 20) // RECORD
