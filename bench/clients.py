@@ -410,9 +410,11 @@ def _report(
           f" {args.mb} MiB of 1 KiB records per phase, median of {args.runs} runs. Fan-out read: each"
           f" consumer reads the whole topic. Live: {groups} group(s) of {args.consumers // groups} read"
           " while the producers write; its CPU is per GiB in + out.")  # fmt: skip
-    print("| broker | produce MB/s | CPU s/GiB produced | fan-out read MB/s | CPU s/GiB consumed "
-          "| live produce MB/s | live consume MB/s | live CPU s/GiB moved "
-          "| produce / read / live-in vs Tansu | failed runs |")
+    print(
+        "| broker | produce MB/s | CPU s/GiB produced | fan-out read MB/s | CPU s/GiB consumed "
+        "| live produce MB/s | live consume MB/s | live CPU s/GiB moved "
+        "| produce / read / live-in vs Tansu | failed runs |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name, (p, pcpu, r, rcpu, lp, lc, lcpu) in medians.items():
         ratio = f"{p / base[0]:.2f}x / {r / base[2]:.2f}x / {lp / base[4]:.2f}x" if base else "-"

@@ -321,6 +321,7 @@ Broker = Callable[[], AbstractContextManager[tuple[int, int]]]  # starts one; yi
 
 def _formation_brokers(args: argparse.Namespace, brokers: dict[str, str]) -> dict[str, Broker]:
     """(b)'s brokers: each kafkito with no initial rebalance delay, and Tansu if it is installed."""
+
     def no_delay(exe: str) -> Broker:
         return lambda: kafkito(0, exe)
 
