@@ -4,7 +4,7 @@ A log of batches of random sizes over many small segments is fetched over real T
 positions, limits and versions; the frame that arrives (its records sent from the segment files by
 `os.sendfile`) must equal the one the read path builds in the broker (`read_partitions` without
 regions: pread, then one encoded body). The same holds on the steered path (a fault rule in force),
-which reads the regions into bytes, and over a TLS listener, which cannot use sendfile.
+which reads the regions into bytes. (A TLS listener cannot use sendfile: tests/security/test_tls.py.)
 """
 
 from __future__ import annotations
@@ -242,52 +242,3 @@ print("ok")
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "ok", done.stderr
-
-
-def test_a_consumer_over_tls_reads_large_batches_whole(tmp_path: Path) -> None:
-    """TLS cannot use sendfile: the connection reads the regions and writes them through the transport."""
-    from kafkito.broker.auth.certs import write_set
-
-    certs = tmp_path / "certs"
-    certs.mkdir()
-    write_set(certs, ["localhost", "127.0.0.1"], [])
-    config = make_config(tmp_path / "data")
-    for name, value in {
-        "listeners": "PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0",
-        "ssl.keystore.type": "PEM",
-        "ssl.keystore.location": str(certs / "broker-keystore.pem"),
-        "ssl.truststore.type": "PEM",
-        "ssl.truststore.location": str(certs / "ca.pem"),
-    }.items():
-        config.set(name, value)
-    broker = ThreadBroker(config).start()
-    try:
-        assert broker.broker is not None
-        ssl_port = broker.broker.nodes.listener_bound[broker.broker.config.node_id, "SSL"]
-        values = [os.urandom(3000) for _ in range(200)]  # batches well over REGION_AT
-        producer = Producer({"bootstrap.servers": broker.bootstrap, "linger.ms": 200})
-        send_confluent(producer, "tls", [Rec(0, None, v) for v in values])
-        from confluent_kafka import Consumer, TopicPartition
-
-        consumer = Consumer(
-            {
-                "bootstrap.servers": f"127.0.0.1:{ssl_port}",
-                "security.protocol": "SSL",
-                "ssl.ca.location": str(certs / "ca.pem"),
-                "group.id": "tls-reader",
-                "enable.auto.commit": False,
-            }
-        )
-        consumer.assign([TopicPartition("tls", 0, 0)])
-        got: list[bytes] = []
-        try:
-            while len(got) < len(values):
-                message = consumer.poll(10)
-                assert message is not None, f"read {len(got)} of {len(values)} records over TLS"
-                assert message.error() is None, message.error()
-                got.append(message.value())
-        finally:
-            consumer.close()
-        assert got == values
-    finally:
-        broker.stop()

@@ -95,6 +95,39 @@ def test_requested_client_auth_takes_a_certificate_or_none(requested: SecureBrok
         assert [b[2] for b in brokers] == [requested.port("PLAINTEXT")]
 
 
+def test_a_consumer_over_tls_reads_batches_too_large_to_copy_whole(requested: SecureBroker) -> None:
+    """Fetch leaves large reads in the segment files for sendfile, which TLS cannot use: the connection
+    reads them and writes the bytes through its TLS transport."""
+    from confluent_kafka import Consumer, Producer, TopicPartition
+
+    from tests.support.produce import send_confluent
+    from tests.support.records import Rec
+
+    values = [bytes([i]) * 3000 for i in range(200)]  # batches well over Fetch's REGION_AT
+    producer = Producer({"bootstrap.servers": requested.bootstrap("PLAINTEXT"), "linger.ms": 200})
+    send_confluent(producer, "tls", [Rec(0, None, v) for v in values])
+    consumer = Consumer(
+        {
+            "bootstrap.servers": requested.bootstrap("SSL"),
+            "security.protocol": "SSL",
+            "ssl.ca.location": requested.ca,
+            "group.id": "tls-reader",
+            "enable.auto.commit": False,
+        }
+    )
+    consumer.assign([TopicPartition("tls", 0, 0)])
+    got: list[bytes] = []
+    try:
+        while len(got) < len(values):
+            message = consumer.poll(10)
+            assert message is not None, f"read {len(got)} of {len(values)} records over TLS"
+            assert message.error() is None, message.error()
+            got.append(message.value())
+    finally:
+        consumer.close()
+    assert got == values
+
+
 def test_subject_is_rfc_2253_most_specific_first() -> None:
     peercert = {
         "subject": (
