@@ -67,9 +67,7 @@ class Connections:
             log.warning("connection.rejected", ip=ip, reason="max.connections", limit=self.max_connections)
             return False
         if self._per_ip[ip] >= self.max_per_ip:
-            log.warning(
-                "connection.rejected", ip=ip, reason="max.connections.per.ip", limit=self.max_per_ip
-            )
+            log.warning("connection.rejected", ip=ip, reason="max.connections.per.ip", limit=self.max_per_ip)
             return False
         self._open.add(conn)
         self._per_ip[ip] += 1

@@ -65,9 +65,7 @@ class Cluster:
         self._index = index
         self.cluster_id = cluster_id
         self.node_id = config.node_id + index
-        self.topology = topology or Topology(
-            [self.node_id], lambda topic: None, lambda: 1, {}
-        )
+        self.topology = topology or Topology([self.node_id], lambda topic: None, lambda: 1, {})
         self.peers: dict[int, Cluster] = {self.node_id: self}
         # The bound port of each further listener (the first's is `bound_port`), set by the nodes.
         self.listener_port: Callable[[str], int | None] = lambda name: None
