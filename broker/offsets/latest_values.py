@@ -22,6 +22,8 @@ from kafkito.protocol.primitives import read_varint
 MAX_LAYOUT_RECORDS = 20_000
 
 Latest = dict[bytes, bytes | None]
+
+
 class _Layout:
     """Where the keys and values of one shape of batch lie, and the framing bytes that prove it."""
 
