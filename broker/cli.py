@@ -14,14 +14,16 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kafkito.broker.cli_parser import KafkitoParser, VersionAction, finish
-from kafkito.broker.config import Config, ConfigError, default
 
 if TYPE_CHECKING:
     from kafkito.broker.app import Broker
+    from kafkito.broker.config import Config
     from kafkito.broker.control.address import ControlAddress
 
 
 def _add_serve(sub: argparse._SubParsersAction[KafkitoParser]) -> None:
+    from kafkito.broker.config import default  # imported by main, with the collector paused for serve
+
     serve = sub.add_parser("serve", help="run the broker", description="run the broker")
     serve.add_argument("--config", metavar="FILE", help="a server.properties file")
     serve.add_argument("--host", help=f"address to bind (default {default('host')})")
@@ -67,6 +69,8 @@ def _parser(command: str | None = None) -> KafkitoParser:
 
 
 def build_config(args: argparse.Namespace) -> Config:
+    from kafkito.broker.config import Config, ConfigError
+
     config = Config()
     if args.config:
         try:
@@ -122,6 +126,7 @@ def _run_serve(args: argparse.Namespace) -> int:
     # are created costs ~10 ms, so the collector waits, then freeze() keeps them out of later collections.
     gc.disable()
     try:
+        from kafkito.broker.config import ConfigError
         from kafkito.broker.logging_setup import configure_logging
         from kafkito.broker.preflight import PreflightError
 
@@ -283,11 +288,19 @@ def _run_tool(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
-    parser = _parser(words[0] if words else None)
-    KafkitoParser.command_line = words
-    args, extras = parser.parse_known_args(words)
-    if extras:
-        args.cli_parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    serving = words[:1] == ["serve"] and gc.isenabled()
+    if serving:  # until _run_serve freezes what start-up made: the parser's imports are its first
+        gc.disable()
+    try:
+        parser = _parser(words[0] if words else None)
+        KafkitoParser.command_line = words
+        args, extras = parser.parse_known_args(words)
+        if extras:
+            args.cli_parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    except BaseException:  # a command line that does not parse (SystemExit): nothing to serve
+        if serving:
+            gc.enable()
+        raise
     if args.command == "serve":
         return _run_serve(args)
     if args.command == "control":

@@ -168,3 +168,18 @@ def test_a_first_serve_answers_metadata_without_group_formats_or_idna(tmp_path: 
     assert "kafka.protocol.metadata.metadata" in imported  # the log holds the start up to the answer
     eager = imported & _NOT_AT_FIRST_START
     assert not eager, f"{eager}: import them where they are first used (BENCHMARKS.md, start-up)"
+
+
+def test_a_serve_command_line_that_does_not_parse_leaves_the_collector_on() -> None:
+    """`main` pauses the cyclic GC for serve's imports (`_run_serve` freezes and resumes it); a command
+    line that fails to parse must not leave it paused in the calling process."""
+    import gc
+
+    import pytest
+
+    from kafkito.broker.cli import main
+
+    assert gc.isenabled()
+    with pytest.raises(SystemExit):
+        main(["serve", "--no-such-flag"])
+    assert gc.isenabled()
