@@ -282,24 +282,7 @@ class Join:
             group.leader_id or "",
         )
         member = group.replace_static_member(instance_id, old_member_id, new_member_id)
-        log.info(
-            "member.static_replaced",
-            group=group.group_id,
-            instance=instance_id,
-            old_member=old_member_id,
-            member=new_member_id,
-            state=group.state.value,
-            generation=group.generation_id,
-        )
-        self.rt.timeline.record(
-            group.group_id,
-            "member_replaced",
-            generation=group.generation_id,
-            reason=f"static member {instance_id} rejoined",
-            member=new_member_id,
-            old_member=old_member_id,
-            instance=instance_id,
-        )
+        self._note_replaced(group, instance_id, old_member_id, new_member_id)
         # The old id's heartbeat deadline expires harmlessly: that id is no longer in the group.
         self.liveness.complete_and_schedule_next_heartbeat(group, member)
         group.update_member(
@@ -324,6 +307,28 @@ class Join:
             raise IllegalGroupStateError(
                 f"static member {instance_id} rejoined group {group.group_id} in {state}"
             )
+
+    def _note_replaced(
+        self, group: ClassicGroup, instance_id: str, old_member_id: str, new_member_id: str
+    ) -> None:
+        log.info(
+            "member.static_replaced",
+            group=group.group_id,
+            instance=instance_id,
+            old_member=old_member_id,
+            member=new_member_id,
+            state=group.state.value,
+            generation=group.generation_id,
+        )
+        self.rt.timeline.record(
+            group.group_id,
+            "member_replaced",
+            generation=group.generation_id,
+            reason=f"static member {instance_id} rejoined",
+            member=new_member_id,
+            old_member=old_member_id,
+            instance=instance_id,
+        )
 
     def _replacement_written(
         self,
