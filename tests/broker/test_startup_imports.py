@@ -170,6 +170,38 @@ def test_a_first_serve_answers_metadata_without_group_formats_or_idna(tmp_path: 
     assert not eager, f"{eager}: import them where they are first used (BENCHMARKS.md, start-up)"
 
 
+def _serve_imports(data_dir: Path, then: bytes | None = None) -> set[str]:
+    """The modules a `kafkito serve` imports up to its first Metadata answer (and `then`'s, if given)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    args = ["-X", "importtime", "-m", "kafkito", "serve", "--host", "127.0.0.1", "--port", str(port),
+            "--data-dir", str(data_dir), "--log-level", "warning"]  # fmt: skip
+    proc = subprocess.Popen([sys.executable, *args], stderr=subprocess.PIPE, text=True)
+    try:
+        _answer_metadata(port, proc)
+        if then is not None:
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+                s.sendall(then)
+                (size,) = struct.unpack(">i", s.recv(4, socket.MSG_WAITALL))
+                assert len(s.recv(size, socket.MSG_WAITALL)) == size
+    finally:
+        proc.terminate()
+        err = proc.communicate(timeout=60)[1]
+    return {line.rsplit("|", 1)[1].strip() for line in err.splitlines() if line.startswith("import time:")}
+
+
+def test_a_restart_with_no_group_records_does_not_load_the_offsets_reader(tmp_path: Path) -> None:
+    """`__consumer_offsets` exists (a FindCoordinator created it) but holds nothing: a restart skips its
+    empty partitions without importing the reader and the record formats."""
+    find_coordinator = struct.pack(">hhih", 10, 0, 1, 1) + b"t" + struct.pack(">h", 1) + b"g"
+    first = _serve_imports(tmp_path / "data", struct.pack(">i", len(find_coordinator)) + find_coordinator)
+    assert (tmp_path / "data" / "__consumer_offsets-0").is_dir()
+    assert "kafkito.broker.offsets.loader" not in first
+    again = _serve_imports(tmp_path / "data")
+    assert not again & _NOT_AT_FIRST_START
+
+
 def test_a_serve_command_line_that_does_not_parse_leaves_the_collector_on() -> None:
     """`main` pauses the cyclic GC for serve's imports (`_run_serve` freezes and resumes it); a command
     line that fails to parse must not leave it paused in the calling process."""
