@@ -213,6 +213,18 @@ def check(config: Config, nodes: int = 1) -> None:
         check_listeners(config)
     if config.authorizer_class_name.strip():
         check_authorizer(config.authorizer_class_name.strip())
+    if config.group_consumer_assignors != PROPERTIES["group.consumer.assignors"].default:
+        check_assignors(config.group_consumer_assignors)
+
+
+def check_assignors(value: str) -> None:
+    """`group.consumer.assignors` names assignors kafkito has (uniform, range, or Kafka's class names)."""
+    from kafkito.broker.coordinator.consumer.assignors import parse_assignors
+
+    try:
+        parse_assignors(value)
+    except ValueError as exc:
+        raise PreflightError(str(exc)) from None
 
 
 def check_authorizer(name: str) -> None:

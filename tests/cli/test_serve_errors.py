@@ -123,6 +123,9 @@ def test_values_kafka_refuses(tmp_path: Path) -> None:
         "invalid value 'Later' for log.message.timestamp.type: one of CreateTime, LogAppendTime"
     )
     assert _refused(tmp_path, "--set", "num.partitions=many") == "num.partitions='many' is not a valid int"
+    assert _refused(tmp_path, "--set", "group.consumer.assignors=uniform,sticky") == (
+        "group.consumer.assignors: unknown assignor 'sticky' (supported: uniform, range)"
+    )
     assert not (tmp_path / "data").exists()
 
 
