@@ -60,9 +60,11 @@ test: install-dev install-clients
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The edit-test loop: everything but the client matrix, Spark and the long crash/real-client group
-# tests (markers applied by location in tests/conftest.py). Needs no kcat, node or JVM.
+# tests (markers applied by location in tests/conftest.py), in FAST_WORKERS processes (pytest-xdist:
+# the tests mostly wait on sockets, so more workers than cores pays). Needs no kcat, node or JVM.
+FAST_WORKERS ?= 3
 test-fast: install-dev
-	$(BIN)/python -m pytest -m "not compat and not spark and not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not compat and not spark and not slow" -n $(FAST_WORKERS) $(PYTEST_ARGS)
 
 compat: install-dev install-clients
 	$(BIN)/python -m pytest tests/compat $(PYTEST_ARGS)
