@@ -14,7 +14,7 @@ from kafkito.broker import logging_setup
 from kafkito.broker.dispatch import CloseConnection, Reply, dispatch
 from kafkito.broker.receive import FrameError, FrameReceiver
 from kafkito.broker.spliced import Spliced
-from kafkito.broker.zero_copy import SplicedSender
+from kafkito.broker.zero_copy import SendFailed, SplicedSender
 from kafkito.protocol.codec import client_id_of
 
 if TYPE_CHECKING:
@@ -294,7 +294,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             return
         self._transport.write(replies[0] if len(replies) == 1 else b"".join(replies))
 
-    def _on_reply(self, task: asyncio.Future[Reply]) -> None:
+    def _on_reply(self, task: asyncio.Future[Reply] | asyncio.Future[None]) -> None:
         self._busy = False
         self._task = None
         if self._closed:
@@ -304,7 +304,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             return
         exc = task.exception()
         if exc is not None:
-            if isinstance(exc, CloseConnection):
+            if isinstance(exc, CloseConnection | SendFailed):
                 self.abort(str(exc))
             else:
                 self._log.error("request.failed", exc_info=exc)
@@ -348,19 +348,4 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if waiting is not None:
             self._busy = True
             self._task = waiting
-            waiting.add_done_callback(self._on_sent)
-
-    def _on_sent(self, sent: asyncio.Future[None]) -> None:
-        self._busy = False
-        self._task = None
-        if self._closed:
-            return
-        if sent.cancelled():
-            self.abort("request cancelled")
-            return
-        exc = sent.exception()
-        if exc is not None:
-            self.abort(f"sending a fetch response failed: {exc}")
-            return
-        self._last_active = time.monotonic()
-        self._process()
+            waiting.add_done_callback(self._on_reply)  # its result is None: nothing more to write

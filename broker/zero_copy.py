@@ -22,6 +22,10 @@ class ShortRegion(OSError):
     """A segment file ended inside a region being sent: the frame cannot be completed."""
 
 
+class SendFailed(Exception):
+    """Sending a reply failed midway (the peer went away, a file ended): the connection must close."""
+
+
 class SplicedSender:
     """Sends one connection's Spliced replies, one at a time."""
 
@@ -113,7 +117,7 @@ class SplicedSender:
         try:
             finished = self._push()
         except OSError as exc:
-            done.set_exception(exc)
+            done.set_exception(SendFailed(f"sending a fetch response failed: {exc}"))
             return
         if finished:
             done.set_result(None)
