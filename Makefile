@@ -78,6 +78,9 @@ bench: install-dev
 	$(BIN)/python bench/purgatory.py
 	$(BIN)/python bench/coordinator.py
 	$(BIN)/python bench/datapath.py
+	$(BIN)/python bench/datapath.py --large-fetch
+	$(BIN)/python bench/clients.py
+	$(BIN)/python bench/latency.py --records 500
 	$(BIN)/python bench/offsets.py
 
 # The clicks pipeline (generator -> Spark windowed counts -> results topic -> check) on `make run`'s broker.
