@@ -80,7 +80,7 @@ bench: install-dev
 	$(BIN)/python bench/datapath.py
 	$(BIN)/python bench/datapath.py --large-fetch
 	$(BIN)/python bench/clients.py
-	$(BIN)/python bench/latency.py --records 500
+	$(BIN)/python bench/latency.py --records 500 --warmup 50 --runs 1  # a Tansu record takes ~250 ms
 	$(BIN)/python bench/offsets.py
 
 # The clicks pipeline (generator -> Spark windowed counts -> results topic -> check) on `make run`'s broker.
