@@ -19,21 +19,18 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from procs import (  # bench/procs.py (scripts run with bench/ on sys.path)
     TANSU,
+    BrokerCommand,
     cpu_seconds,
-    free_port,
+    kafkito_command,
     kafkito_executable,
+    running,
     tansu_command,
-    wait_for_port,
 )
 
 RECORD = 1024
@@ -46,28 +43,6 @@ class Result:
     consume_mbs: float
     produce_cpu: float  # broker CPU seconds per GiB moved
     consume_cpu: float
-
-
-Command = Callable[[int, str], list[str]]
-
-
-@contextmanager
-def running(cmd_for_port: Command) -> Iterator[tuple[str, int]]:
-    port = free_port()
-    with tempfile.TemporaryDirectory() as data:
-        proc = subprocess.Popen(
-            cmd_for_port(port, data), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        try:
-            wait_for_port(port)
-            yield f"127.0.0.1:{port}", proc.pid
-        finally:
-            proc.terminate()  # SIGTERM: kafkito shuts down cleanly (and writes its profile, if any)
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 def create_topic(bootstrap: str, partitions: int) -> None:
@@ -139,7 +114,7 @@ def consume(bootstrap: str, count: int, partitions: int, large_fetch: bool = Fal
     return elapsed
 
 
-def run_once(cmd_for_port: Command, count: int, partitions: int, large_fetch: bool = False) -> Result:
+def run_once(cmd_for_port: BrokerCommand, count: int, partitions: int, large_fetch: bool = False) -> Result:
     mib = count * RECORD / (1 << 20)
     with running(cmd_for_port) as (bootstrap, pid):
         create_topic(bootstrap, partitions)
@@ -166,25 +141,22 @@ def _arguments() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def _brokers(args: argparse.Namespace) -> list[tuple[str, Command]]:
+def _brokers(args: argparse.Namespace) -> list[tuple[str, BrokerCommand]]:
     """The brokers to measure, by name: this kafkito, the baseline's, Tansu."""
 
-    def serve(port: int, data: str) -> list[str]:
-        return ["serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data,
-                "--log-level", "warning"]  # fmt: skip
-
     def kafkito_cmd(port: int, data: str) -> list[str]:
-        if args.profile:
-            return [sys.executable, "-m", "cProfile", "-o", args.profile, "-m", "kafkito", *serve(port, data)]
-        return [kafkito_executable(), *serve(port, data)]
+        if args.profile:  # `python -m cProfile -o FILE -m kafkito serve ...`
+            serve = kafkito_command("kafkito", port, data)
+            return [sys.executable, "-m", "cProfile", "-o", args.profile, "-m", *serve]
+        return kafkito_command(kafkito_executable(), port, data)
 
     def baseline_cmd(port: int, data: str) -> list[str]:
-        return [kafkito_executable(args.baseline), *serve(port, data)]
+        return kafkito_command(kafkito_executable(args.baseline), port, data)
 
     def tansu_cmd(port: int, _data: str) -> list[str]:
         return tansu_command(port)
 
-    brokers: list[tuple[str, Command]] = []
+    brokers: list[tuple[str, BrokerCommand]] = []
     if args.only != "tansu":
         brokers.append(("kafkito serve (disk)", kafkito_cmd))
         if args.baseline:

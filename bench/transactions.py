@@ -24,16 +24,12 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
-import tempfile
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from procs import cpu_seconds, free_port, kafkito_executable, wait_for_port  # bench/ is on sys.path
+from procs import cpu_seconds, kafkito_command, kafkito_executable, running  # bench/ is on sys.path
 
 TXN_STATE = "__transaction_state"
 TXN_STATE_PARTITIONS = 50  # transaction.state.log.num.partitions, Kafka's default
@@ -46,25 +42,6 @@ class Rate:
     records_s: float
     mb_s: float
     cpu_per_10k: float  # broker CPU seconds per 10,000 records
-
-
-@contextmanager
-def running() -> Iterator[tuple[str, int]]:
-    port = free_port()
-    with tempfile.TemporaryDirectory() as data:
-        cmd = [kafkito_executable(), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data,
-               "--log-level", "warning"]  # fmt: skip
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            wait_for_port(port)
-            yield f"127.0.0.1:{port}", proc.pid
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 def create_topic(bootstrap: str, topic: str, partitions: int) -> None:
@@ -187,7 +164,10 @@ def main() -> None:
     txn: list[Rate] = []
     writes: list[tuple[int, float, float]] = []
     for run in range(args.runs):
-        with running() as (bootstrap, pid):
+        with running(lambda port, data: kafkito_command(kafkito_executable(), port, data)) as (
+            bootstrap,
+            pid,
+        ):
             order = [("plain", 0), ("txn", args.per_txn)]
             for name, per_txn in order if run % 2 == 0 else reversed(order):
                 rate = measure(bootstrap, pid, f"{name}-{run}", args, per_txn)
