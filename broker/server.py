@@ -68,7 +68,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._admitted = False
         self._task: asyncio.Future[Reply] | asyncio.Future[None] | None = None
         self._sender: SplicedSender | None = None  # made at the first Spliced reply (plaintext only)
-        self._can_splice = False
+        self._can_splice = True  # until the first Spliced reply finds sendfile cannot serve (TLS)
         self._log = log
         self._last_active = time.monotonic()
         self._frame_started = 0.0  # when the partial frame being received began
@@ -77,7 +77,6 @@ class KafkaConnection(asyncio.BufferedProtocol):
     # asyncio.Protocol callbacks -------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)
-        self._can_splice = transport.get_extra_info("sslcontext") is None
         peer = transport.get_extra_info("peername")
         self.peer_ip = peer[0] if peer else "?"
         self._log = log.bind(peer=f"{peer[0]}:{peer[1]}" if peer else "?")
@@ -337,7 +336,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             if self._can_splice and self._sender is None:
                 self._sender = SplicedSender.for_transport(self._transport)
                 self._can_splice = self._sender is not None
-            if not self._can_splice or self._sender is None:  # TLS: the bytes must pass the transport
+            if self._sender is None:  # TLS: the bytes must pass through the transport
                 self._transport.write(reply.materialize())
                 return
             waiting = self._sender.send(reply)
