@@ -9,6 +9,7 @@ from typing import Any
 
 from tests.support.admin import create_topic
 from tests.support.brokers import ThreadBroker
+from tests.support.kafka_python import subscribe
 from tests.support.waiting import DEADLINE_S, wait_until
 
 __all__ = [
@@ -86,12 +87,7 @@ class KafkaPythonMember(Member):
         )
         settings.update(config)
         self.consumer = KafkaConsumer(**settings)
-        # kafka-python 3.0.12: a leader that assigns before it has the topic's metadata assigns nothing
-        # and rejoins; if a poll() times out during that rejoin the join is never applied and the member
-        # stops heartbeating. Kafka's initial rebalance delay hides it (these brokers run with 0), so
-        # the member fetches the metadata before joining, as tests/compat does.
-        self.consumer.partitions_for_topic(topic)
-        self.consumer.subscribe([topic])
+        subscribe(self.consumer, [topic])  # around two kafka-python join bugs: see the helper
         self._start()
 
     def _poll_once(self) -> None:

@@ -21,8 +21,8 @@ VICTIM = textwrap.dedent(
         bootstrap_servers=sys.argv[1], group_id="crash-group", client_id="victim",
         enable_auto_commit=False, session_timeout_ms=6000, heartbeat_interval_ms=500,
     )
-    consumer.partitions_for_topic("crash")  # metadata before joining: see tests/coordinator/clients.py
     consumer.subscribe(["crash"])
+    consumer.topics()  # metadata before the first poll: see tests/support/kafka_python.py
     while True:
         consumer.poll(timeout_ms=100)
     """

@@ -7,6 +7,7 @@ from typing import Any
 
 from tests.support.admin import create_topic
 from tests.support.brokers import ProcessBroker
+from tests.support.kafka_python import subscribe
 from tests.support.waiting import DEADLINE_S, wait_until
 
 
@@ -34,8 +35,7 @@ def test_a_group_resumes_exactly_after_its_commits_across_a_restart(broker_proce
         auto_offset_reset="earliest",
         max_poll_records=7,
     )
-    first.partitions_for_topic("resume")  # metadata before joining: see tests/coordinator/clients.py
-    first.subscribe(["resume"])
+    subscribe(first, ["resume"])
     seen: set[tuple[int, int]] = set()
     while len(seen) < 40:
         for records in first.poll(timeout_ms=200).values():

@@ -14,6 +14,7 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.structs import OffsetAndMetadata
 
 from kafkito.testing import KafkitoHandle
+from tests.support.kafka_python import subscribe
 from tests.support.waiting import DEADLINE_S, wait_until
 
 # A confluent-kafka group member in a process of its own, with Kafka's default 45 s session.
@@ -56,8 +57,7 @@ class Survivor:
             request_timeout_ms=130_000,
             heartbeat_interval_ms=500,
         )
-        self.consumer.partitions_for_topic("jobs")  # metadata before joining: tests/coordinator/clients.py
-        self.consumer.subscribe(["jobs"])
+        subscribe(self.consumer, ["jobs"])
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()

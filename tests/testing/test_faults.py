@@ -12,6 +12,7 @@ from kafka.errors import KafkaError
 from kafka.structs import OffsetAndMetadata
 
 from kafkito.testing import KafkitoHandle
+from tests.support.kafka_python import subscribe
 from tests.support.waiting import DEADLINE_S, wait_until
 
 
@@ -219,8 +220,7 @@ def test_group_requests_answered_with_errors_make_the_member_retry_and_rejoin(ka
     join = kafkito.inject("JoinGroup", "COORDINATOR_LOAD_IN_PROGRESS", count=2, group="crew")
     sync = kafkito.inject("SyncGroup", "REBALANCE_IN_PROGRESS", group="crew")
     consumer = KafkaConsumer(bootstrap_servers=kafkito.bootstrap_servers, group_id="crew")
-    consumer.partitions_for_topic("tasks")  # metadata before joining: tests/coordinator/clients.py
-    consumer.subscribe(["tasks"])
+    subscribe(consumer, ["tasks"])
     try:
         wait_until(lambda: consumer.poll(100) == {} and consumer.assignment(), what="the assignment")
         assert (join.fired, sync.fired) == (2, 1)

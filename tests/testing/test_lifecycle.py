@@ -10,6 +10,7 @@ from confluent_kafka import Producer
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 
 from kafkito.testing import KafkitoHandle, start
+from tests.support.kafka_python import subscribe
 from tests.support.waiting import DEADLINE_S, wait_until
 
 
@@ -75,11 +76,8 @@ def test_restart_kill_keeps_every_acknowledged_record(kafkito: KafkitoHandle) ->
 
 
 def _member(bootstrap: str) -> KafkaConsumer:
-    # kafka-python 3.0.12 may stall when it joins before it has the topic's metadata (see
-    # tests/coordinator/clients.py): the metadata first, as with Kafka's initial rebalance delay.
     consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id="readers")
-    consumer.partitions_for_topic("events")
-    consumer.subscribe(["events"])
+    subscribe(consumer, ["events"])
     return consumer
 
 

@@ -18,6 +18,7 @@ from tests.compat.clients.base import (
     TxnStep,
 )
 from tests.compat.records import Got, Rec
+from tests.support.kafka_python import subscribe
 from tests.support.produce import send_kafka_python
 from tests.support.records import got_from_record
 from tests.transactions_e2e.bounded import bounded
@@ -86,13 +87,7 @@ class _Member(ThreadConsumer):
             enable_auto_commit=False, auto_offset_reset="earliest", **COMMON,
         )  # fmt: skip
         try:
-            # kafka-python 3.0.12 bug: a leader that assigns before it has the topic's metadata assigns
-            # nothing, rejoins once the metadata arrives, and if poll() times out during that rejoin the
-            # completed join is never applied (no assignment, heartbeats left disabled, so the broker
-            # expires the member while it believes it is stable). Kafka's initial rebalance delay hides
-            # it; with no delay, having the metadata before joining avoids it.
-            consumer.partitions_for_topic(topic)
-            consumer.subscribe([topic], listener=Listener())
+            subscribe(consumer, [topic], Listener())  # around two kafka-python join bugs
             while not self.stopping.is_set():
                 batch = consumer.poll(timeout_ms=100)
                 for msgs in batch.values():
@@ -112,8 +107,9 @@ class KafkaPythonDriver(Driver):
         "share-group": "not supported by the client: kafka-python 3.0 has no share consumer (KIP-932)",
     }
     notes = {
-        scenario: "members fetch the topic's metadata before subscribing: kafka-python 3.0.12 otherwise "
-        "can lose a join that completes after poll() timed out (a client bug; see the driver)"
+        scenario: "members fetch the topic's metadata after subscribing and before the first poll: "
+        "kafka-python 3.0.12 otherwise rejoins once after assigning and can lose a join that completes "
+        "after poll() timed out (a client bug; see tests/support/kafka_python.py)"
         for scenario in ("group-rebalance", "broker-restart")
     }
 
