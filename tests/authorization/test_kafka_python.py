@@ -24,6 +24,7 @@ from kafka.errors import (
 from kafka.structs import OffsetAndMetadata
 
 from tests.authorization.conftest import AclBroker
+from tests.support.kafka_python import subscribe
 from tests.support.waiting import DEADLINE_S, wait_until
 
 
@@ -79,7 +80,7 @@ def test_consumer_group_refused_then_allowed(secured: AclBroker, admin: KafkaAdm
         **secured.kafka_python("alice"), group_id="kp", auto_offset_reset="earliest", enable_auto_commit=False
     )
     try:
-        consumer.subscribe(["events"])
+        subscribe(consumer, ["events"])
         got: list[bytes] = []
 
         def polled() -> bool:

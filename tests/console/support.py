@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.brokers import ProcessBroker
+from tests.support.kafka_python import subscribe
 from tests.support.net import free_port
 
 
@@ -93,14 +94,7 @@ class PollingConsumer:
             enable_auto_commit=False, auto_offset_reset="earliest", max_poll_records=1,
             session_timeout_ms=10000, heartbeat_interval_ms=300,
         )  # fmt: skip
-        # kafka-python 3.0.12: a leader that assigns before it has the topic's metadata assigns nothing,
-        # and when the metadata arrives it rejoins; a poll that times out while that join is answered
-        # loses it (the leader's own assignment snapshot says no rejoin is needed any more, so the answer
-        # is never applied: no partitions, heartbeats left off, the broker expires the member). So the
-        # member has the metadata of its subscription before it first polls: fetched, after subscribing,
-        # unless the subscription's own metadata request already brought it.
-        self.consumer.subscribe([topic])
-        self.consumer.partitions_for_topic(topic)
+        subscribe(self.consumer, [topic])  # around two kafka-python join bugs: see the helper
         self.consumed: list[Any] = []
         self.errors: list[BaseException] = []  # what kafka-python raised; the loop went on
         self._wanted: int | None = None  # the offset to commit, until a commit of it succeeds
