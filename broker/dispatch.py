@@ -114,13 +114,14 @@ def _unserved(api_key: int, api_version: int) -> _Route:
 
 
 def _api_versions_too_new(broker: Broker, correlation_id: int) -> bytes:
-    """KIP-511: an ApiVersions request newer than ours is answered in v0 with our ranges, so the
-    client can downgrade."""
+    """KIP-511: an ApiVersions request newer than ours is answered in v0 with UNSUPPORTED_VERSION and,
+    as Kafka does, only ApiVersions' own range: the client retries with the newest version we take."""
+    keys = api_versions.api_keys(broker.config.kafkito_api_versions_kafka4_minimums)
     response = build_response(
         API_VERSIONS_KEY,
         0,
         error_code=ErrorCode.UNSUPPORTED_VERSION,
-        api_keys=api_versions.api_keys(broker.config.kafkito_api_versions_kafka4_minimums),
+        api_keys=[key for key in keys if key["api_key"] == API_VERSIONS_KEY],
     )
     return encode_response(response, correlation_id)
 
