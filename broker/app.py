@@ -282,6 +282,7 @@ class Broker:
         offsets_config = OffsetsConfig.from_broker(self.config)
         self.offsets = OffsetsManager(self._logs, offsets_config, self.clock, self.wall_ms)
         self.services = self._build_services(self._logs)
+        self.services.configs.groups.restore(lambda: self.coordinator.all_group_configs)
         if self.routing:
             self.topology = build_topology(self, self.nodes.count)
         self.context_type = self.nodes.build(self.services, self.topology)

@@ -4,7 +4,8 @@ KIP-226), kept durably in the data dir's dynamic state and applied over the stat
 on each change, and the cluster's finalized feature levels.
 
 The effective value of a property is this broker's dynamic value, else the cluster default's, else
-the static one (Kafka's order). Topic logs follow the new broker defaults at once.
+the static one (Kafka's order). Topic logs follow the new broker defaults at once. GROUP resources'
+dynamic configs are kept in the same store (`durable_group_configs`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from kafkito.broker.config import PROPERTIES, Config
+from kafkito.broker.durable_group_configs import DurableGroupConfigs
 from kafkito.broker.dynamic_configs import refusal
 from kafkito.broker.dynamic_state import DEFAULT_SCOPE, DynamicStateStore
 from kafkito.broker.feature_updates import FeatureLevels
@@ -40,7 +42,7 @@ def _as_text(value: Any) -> str:
 class BrokerConfigs:
     """The broker's configuration: static, dynamic (persisted) and the feature levels."""
 
-    __slots__ = ("_logs", "_static", "_static_explicit", "config", "features", "store")
+    __slots__ = ("_logs", "_static", "_static_explicit", "config", "features", "groups", "store")
 
     def __init__(self, config: Config, logs: LogManager) -> None:
         self.config = config
@@ -49,6 +51,7 @@ class BrokerConfigs:
         self._static_explicit = set(config.explicit)
         self.store = DynamicStateStore(config.data_dir)
         self.features = FeatureLevels(self.store, config.node_id)
+        self.groups = DurableGroupConfigs(self.store)
         if self.store.state.broker_configs:
             self._apply(set())
             log.info("config.dynamic_loaded", configs=self.store.state.broker_configs)

@@ -1,5 +1,6 @@
 """The broker's durable run-time state outside the topic metadata log: dynamic broker configs (the
-cluster-wide default and per node id) and the finalized feature levels with their epoch.
+cluster-wide default and per node id), dynamic group configs (GROUP resources) and the finalized
+feature levels with their epoch.
 
 In Kafka these are ConfigRecords and FeatureLevelRecords of `__cluster_metadata`. They change rarely
 (an admin's request), so here they are one small file, `dynamic-state.json` in the data dir, rewritten
@@ -28,9 +29,11 @@ DEFAULT_SCOPE = ""  # the cluster-wide default broker resource (an empty name)
 
 @dataclass(slots=True)
 class DynamicState:
-    """What the file holds: broker configs by scope ("" or a node id) and feature levels."""
+    """What the file holds: broker configs by scope ("" or a node id), group configs by group id and
+    feature levels."""
 
     broker_configs: dict[str, dict[str, str]] = field(default_factory=dict)
+    group_configs: dict[str, dict[str, str]] = field(default_factory=dict)
     features: dict[str, int] = field(default_factory=dict)
     features_epoch: int = 0
 
@@ -50,6 +53,10 @@ class DynamicStateStore:
                     str(scope): {str(k): str(v) for k, v in values.items()}
                     for scope, values in raw.get("broker_configs", {}).items()
                 },
+                group_configs={
+                    str(group): {str(k): str(v) for k, v in values.items()}
+                    for group, values in raw.get("group_configs", {}).items()
+                },
                 features={str(k): int(v) for k, v in raw.get("features", {}).items()},
                 features_epoch=int(raw.get("features_epoch", 0)),
             )
@@ -65,6 +72,7 @@ class DynamicStateStore:
         payload = json.dumps(
             {
                 "broker_configs": state.broker_configs,
+                "group_configs": state.group_configs,
                 "features": state.features,
                 "features_epoch": state.features_epoch,
             },

@@ -152,7 +152,7 @@ def _alter_group(
     try:
         if len(to_set) + len(to_delete) != len(configs):
             raise GroupConfigError("Only SET and DELETE apply to group configs.")
-        ctx.groups.all_group_configs.alter(name, to_set, to_delete, validate_only)
+        ctx.configs.groups.alter(ctx.groups.all_group_configs, name, to_set, to_delete, validate_only)
     except GroupConfigError as exc:
         raise InvalidConfig(exc.message) from exc
 

@@ -2,8 +2,9 @@
 IncrementalAlterConfigs): a consumer group's own session timeout and heartbeat interval, within the
 broker's `group.consumer.min/max.*` bounds.
 
-**kafkito**: the overrides live in memory, like kafkito's dynamic broker configs, and are lost on a
-restart. Kafka keeps them in its metadata log.
+The table here is the coordinator's, in memory; the shell saves each change before applying it and
+restores the saved overrides at start (`broker/durable_group_configs.py`), as Kafka keeps them in its
+metadata log.
 """
 
 from __future__ import annotations

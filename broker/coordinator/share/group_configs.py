@@ -4,8 +4,7 @@
 `group.share.min/max.record.lock.duration.ms`) and `share.auto.offset.reset` (latest, the default,
 or earliest) for partitions a group starts to consume.
 
-**kafkito**: the overrides live in memory and are lost on a restart (Kafka keeps them in its
-metadata log), as for consumer groups (`consumer.group_configs`).
+Kept across restarts by the shell, as for consumer groups (`broker/durable_group_configs.py`).
 """
 
 from __future__ import annotations
