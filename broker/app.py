@@ -200,6 +200,10 @@ class Broker:
         manager.start_offset = configs.start_offset
         manager.lock_duration = lambda group_id: int(configs.value(group_id, "share.record.lock.duration.ms"))
         logs.on_append.append(manager.wake)
+        self.every_on_clock(
+            "share-state-cold-snapshots", state_config.cold_snapshot_interval_ms, manager.state.snapshot_cold
+        )
+        self.every_on_clock("share-state-prune", state_config.prune_interval_ms, manager.state.prune)
         self.share = manager
         return manager
 

@@ -116,10 +116,18 @@ def unknown_properties(config: Config, known_elsewhere: frozenset[str]) -> list[
     )  # `listener.name.<listener>.<property>`: read by the listener it names (broker.listeners)
     if not unknown:
         return []
+    from kafkito.broker.share.properties import PROPERTIES as SHARE_PROPERTIES  # read where used
+
+    unknown = [name for name in unknown if name not in SHARE_PROPERTIES]
+    if not unknown:
+        return []
     import difflib  # only when a name is unknown: its imports cost every start a few ms
 
     known = sorted(
-        set(PROPERTIES) | known_elsewhere | {"listeners", "advertised.listeners", "broker.id", "log.dir"}
+        set(PROPERTIES)
+        | set(SHARE_PROPERTIES)
+        | known_elsewhere
+        | {"listeners", "advertised.listeners", "broker.id", "log.dir"}
     )
     found: list[tuple[str, str | None]] = []
     for name in unknown:

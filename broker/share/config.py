@@ -5,17 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from kafkito.broker.share.partition import ShareLimits
+from kafkito.broker.share.properties import PROPERTIES
 from kafkito.broker.share.state_log import StateLogConfig
-
-# property name -> default (Kafka 4.1)
-PROPERTIES: dict[str, int] = {
-    "group.share.record.lock.duration.ms": 30_000,
-    "group.share.delivery.count.limit": 5,
-    "group.share.partition.max.record.locks": 2_000,
-    "share.coordinator.state.topic.num.partitions": 50,
-    "share.coordinator.state.topic.segment.bytes": 104_857_600,
-    "share.coordinator.snapshot.update.records.per.snapshot": 500,
-}
 
 
 def _value(config: Any, name: str) -> int:
@@ -40,5 +31,7 @@ def share_settings(config: Any) -> tuple[ShareLimits, StateLogConfig]:
         _value(config, "share.coordinator.state.topic.num.partitions"),
         _value(config, "share.coordinator.state.topic.segment.bytes"),
         _value(config, "share.coordinator.snapshot.update.records.per.snapshot"),
+        _value(config, "share.coordinator.state.topic.prune.interval.ms"),
+        _value(config, "share.coordinator.cold.partition.snapshot.interval.ms"),
     )
     return limits, state

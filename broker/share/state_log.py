@@ -7,6 +7,13 @@ share partition has none yet, is (re)initialized, or has had
 tombstones for both keys. The topic is created on the first write (`delete` policy, infinite
 retention, as Kafka creates it); replay reads every record in order, snapshots replacing and updates
 merging, so that the latest state of every share partition is back in memory.
+
+As in Kafka, a share partition's records before its latest snapshot are redundant, so the log is
+pruned rather than compacted: every `share.coordinator.state.topic.prune.interval.ms` each state
+partition's log start moves up to the oldest latest-snapshot of the keys it still holds (to its end
+when it holds none). So that an idle key does not hold that point back for ever, every
+`share.coordinator.cold.partition.snapshot.interval.ms` a key whose snapshot is that old, and has
+records after it, is snapshotted again.
 """
 
 from __future__ import annotations
@@ -54,6 +61,8 @@ class StateLogConfig:
     num_partitions: int = 50  # share.coordinator.state.topic.num.partitions
     segment_bytes: int = 104_857_600  # share.coordinator.state.topic.segment.bytes
     updates_per_snapshot: int = 500  # share.coordinator.snapshot.update.records.per.snapshot
+    prune_interval_ms: int = 300_000  # share.coordinator.state.topic.prune.interval.ms
+    cold_snapshot_interval_ms: int = 300_000  # share.coordinator.cold.partition.snapshot.interval.ms
 
 
 @dataclass(slots=True)
@@ -65,6 +74,8 @@ class PersistedState:
     snapshot_epoch: int = 0
     state_epoch: int = 0
     updates: int = 0  # ShareUpdates since the last snapshot
+    snapshot_offset: int = -1  # where the latest snapshot is in the key's state partition
+    snapshot_ms: int = 0  # when it was written
 
     def merge(self, start_offset: int, batches: list[StateBatch]) -> None:
         if start_offset >= 0:
@@ -128,23 +139,32 @@ class ShareStateLog:
         epoch = state.state_epoch
         value = ShareStateValue(SNAPSHOT, state.snapshot_epoch, state.start_offset, batches, epoch)
         value.create_timestamp = value.write_timestamp = now
-        self._append(key, [(encode_key(SNAPSHOT, key), encode_value(value))])
+        state.snapshot_offset = self._append(key, [(encode_key(SNAPSHOT, key), encode_value(value))])
+        state.snapshot_ms = now
         state.updates = 0
         self.states[key] = state
 
-    def _append(self, key: ShareStateKey, records: list[tuple[bytes, bytes | None]]) -> None:
-        """Append at once; a failure is logged and the state kept in memory (the next write retries
-        nothing: the following snapshot carries it)."""
+    def _append(self, key: ShareStateKey, records: list[tuple[bytes, bytes | None]]) -> int:
+        """Append at once: the offset of the first record. A failure is logged and the state kept in
+        memory (the next write retries nothing: the following snapshot carries it); -1 then, which
+        holds the prune point where it is until a snapshot is written."""
         try:
             self._ensure_topic()
-            partition = state_partition(key.group_id, key.topic_id, key.partition, self.num_partitions)
-            self._logs.get_log(SHARE_STATE_TOPIC, partition).append(build_batch(records, self._wall_ms()))
+            partition = self.partition_of(key)
+            info = self._logs.get_log(SHARE_STATE_TOPIC, partition).append(
+                build_batch(records, self._wall_ms())
+            )
             self.appends += 1
+            return info.base_offset
         except (LogError, OSError) as exc:
             log.error("share.state_write_failed", group=key.group_id, partition=key.partition, error=str(exc))
             state = self.states.get(key)
             if state is not None:
                 state.updates = self.config.updates_per_snapshot  # the next write is a full snapshot
+            return -1
+
+    def partition_of(self, key: ShareStateKey) -> int:
+        return state_partition(key.group_id, key.topic_id, key.partition, self.num_partitions)
 
     def _ensure_topic(self) -> None:
         info = self._logs.topic(SHARE_STATE_TOPIC)
@@ -164,15 +184,15 @@ class ShareStateLog:
         self.num_partitions = info.partitions
         read = 0
         for partition in range(info.partitions):
-            for raw_key, raw_value in self._records(partition):
+            for offset, raw_key, raw_value in self._records(partition):
                 read += 1
                 try:
-                    self._replay(raw_key, raw_value)
+                    self._replay(offset, raw_key, raw_value)
                 except StateFormatError as exc:
                     log.warning("share.undecodable_state", partition=partition, error=str(exc))
         return read
 
-    def _records(self, partition: int) -> Iterator[tuple[bytes, bytes | None]]:
+    def _records(self, partition: int) -> Iterator[tuple[int, bytes, bytes | None]]:
         plog = self._logs.get_log(SHARE_STATE_TOPIC, partition)
         position, end = plog.log_start_offset, plog.log_end_offset
         while position < end:
@@ -187,11 +207,11 @@ class ShareStateLog:
                     continue
                 for record in batch_records(batch, header):
                     if record.key is not None:
-                        yield record.key, record.value
+                        yield record.offset, record.key, record.value
             if not advanced:
                 break
 
-    def _replay(self, raw_key: bytes, raw_value: bytes | None) -> None:
+    def _replay(self, offset: int, raw_key: bytes, raw_value: bytes | None) -> None:
         kind, key = decode_key(raw_key)
         if raw_value is None:
             self.states.pop(key, None)
@@ -201,7 +221,53 @@ class ShareStateLog:
         if kind == SNAPSHOT or state is None:
             state = PersistedState(value.start_offset, {}, value.snapshot_epoch, value.state_epoch)
             state.merge(value.start_offset, value.batches)
+            state.snapshot_offset = offset
+            state.snapshot_ms = value.write_timestamp if kind == SNAPSHOT else self._wall_ms()
             self.states[key] = state
             return
         state.merge(value.start_offset, value.batches)
         state.updates += 1
+
+    # -- pruning -------------------------------------------------------------------------------
+
+    def snapshot_cold(self) -> int:
+        """Snapshot again every key whose latest snapshot is `cold_snapshot_interval_ms` old and has
+        records after it in its partition; how many were written."""
+        if self._logs.topic(SHARE_STATE_TOPIC) is None:
+            return 0
+        now = self._wall_ms()
+        written = 0
+        for key, state in list(self.states.items()):
+            if now - state.snapshot_ms < self.config.cold_snapshot_interval_ms:
+                continue
+            end = self._logs.get_log(SHARE_STATE_TOPIC, self.partition_of(key)).log_end_offset
+            if state.snapshot_offset >= 0 and state.snapshot_offset + 1 >= end:
+                continue  # its snapshot is the partition's last record: nothing it holds back
+            self._snapshot(key, state)
+            written += 1
+        return written
+
+    def prune(self) -> int:
+        """Move each state partition's log start up to the oldest latest-snapshot of its keys (to its
+        end when it has none); how many records that made unreadable."""
+        info = self._logs.topic(SHARE_STATE_TOPIC)
+        if info is None:
+            return 0
+        oldest: dict[int, int] = {}
+        for key, state in self.states.items():
+            partition = self.partition_of(key)
+            offset = state.snapshot_offset if state.snapshot_offset >= 0 else -1
+            oldest[partition] = offset if partition not in oldest else min(oldest[partition], offset)
+        pruned = 0
+        for partition in range(info.partitions):
+            plog = self._logs.get_log(SHARE_STATE_TOPIC, partition)
+            point = oldest.get(partition, plog.log_end_offset)
+            if point > plog.log_start_offset:  # a failed snapshot (-1) holds everything
+                before = plog.log_start_offset
+                try:
+                    pruned += plog.delete_records(point) - before
+                except (LogError, OSError) as exc:
+                    log.error("share.state_prune_failed", partition=partition, error=str(exc))
+        if pruned:
+            log.info("share.state_pruned", records=pruned)
+        return pruned

@@ -140,3 +140,126 @@ def test_a_restart_restores_every_acknowledged_state_and_redelivers_the_rest(log
     assert ranges == [(1, 1, 2), (3, 3, 2), (4, 7, 1)]  # 0 and 2 never again
     records = got[0].records
     assert records  # the batches carrying offsets 1 and 3-7
+
+
+# -- pruning (share.coordinator.state.topic.prune.interval.ms, cold snapshots) -----------------
+
+
+def _acknowledged(manager: ShareManager, group: str, topic_id: uuid.UUID, offsets: range) -> None:
+    sp = manager.partition(group, topic_id, 0)
+    for offset in offsets:
+        sp.acquire("m", [offset])
+        assert sp.acknowledge("m", [(offset, offset, (1,))]) is ErrorCode.NONE
+
+
+def _pruning_manager(logs: LogManager, wall: list[int]) -> ShareManager:
+    """One state partition (every key shares it), a snapshot every 2 updates, the wall clock `wall[0]`."""
+    timer = Timer(ManualClock())
+    config = StateLogConfig(1, 1 << 20, 2, prune_interval_ms=1_000, cold_snapshot_interval_ms=60_000)
+    manager = ShareManager(logs, timer, ShareLimits(1000, 3, 2000), config, lambda: wall[0])
+    manager.timer_keepalive = timer  # type: ignore[attr-defined]
+    manager.start_offset = lambda _group, offsets: offsets[0]  # earliest
+    manager.load()
+    return manager
+
+
+def _states(manager: ShareManager) -> dict[ShareStateKey, tuple[int, dict[int, tuple[int, int]]]]:
+    return {key: (s.start_offset, dict(s.states)) for key, s in manager.state.states.items()}
+
+
+def test_pruning_drops_what_precedes_the_oldest_latest_snapshot_and_a_restart_sees_the_same(
+    logs: LogManager,
+) -> None:
+    info = logs.create_topic("t", 1)
+    _produce(logs, "t", 10)
+    wall = [1_000]
+    manager = _pruning_manager(logs, wall)
+    _acknowledged(manager, "busy", info.topic_id, range(7))  # S U U S U U S U: its snapshot at 6
+    _acknowledged(manager, "idle", info.topic_id, range(1))  # S U: its snapshot at 8
+    state_log = logs.get_log(SHARE_STATE_TOPIC, 0)
+    assert state_log.log_end_offset == 10
+    before = _states(manager)
+
+    assert manager.state.prune() == 6
+    assert state_log.log_start_offset == 6
+    assert manager.state.prune() == 0  # nothing more is redundant
+    manager.close()
+    assert _states(_pruning_manager(logs, wall)) == before
+
+
+def test_an_idle_key_is_snapshotted_again_once_cold_so_that_it_no_longer_holds_pruning_back(
+    logs: LogManager,
+) -> None:
+    info = logs.create_topic("t", 1)
+    _produce(logs, "t", 10)
+    wall = [1_000]
+    manager = _pruning_manager(logs, wall)
+    _acknowledged(manager, "idle", info.topic_id, range(1))  # S U: its snapshot at 0
+    _acknowledged(manager, "busy", info.topic_id, range(5))  # S U U S U U at 2-7: its snapshot at 5
+    state_log = logs.get_log(SHARE_STATE_TOPIC, 0)
+    assert manager.state.prune() == 0  # the idle key's snapshot at 0 holds everything
+    wall[0] += 59_999
+    assert manager.state.snapshot_cold() == 0  # not cold yet
+    wall[0] += 1
+    before = _states(manager)
+    assert manager.state.snapshot_cold() == 2  # both: each has records after its snapshot (at 8, 9)
+    assert manager.state.snapshot_cold() == 0  # both fresh now
+    assert manager.state.prune() == 8  # up to the older of the two latest snapshots (idle's)
+    assert state_log.log_start_offset == 8
+    manager.close()
+    assert _states(_pruning_manager(logs, wall)) == before
+
+
+def test_a_partition_whose_states_were_all_deleted_is_pruned_to_its_end(logs: LogManager) -> None:
+    info = logs.create_topic("t", 1)
+    _produce(logs, "t", 10)
+    wall = [1_000]
+    manager = _pruning_manager(logs, wall)
+    _acknowledged(manager, "gone", info.topic_id, range(3))
+    manager.state.delete(ShareStateKey("gone", info.topic_id, 0))
+    state_log = logs.get_log(SHARE_STATE_TOPIC, 0)
+    assert manager.state.prune() == state_log.log_end_offset
+    manager.close()
+    assert _states(_pruning_manager(logs, wall)) == {}
+
+
+def test_the_broker_prunes_on_its_clock(tmp_path: Path) -> None:
+    """`share.coordinator.state.topic.prune.interval.ms` on the broker's clock: a test moving the
+    clock sees the state topic's redundant records go."""
+    from kafkito.testing import start
+
+    with start(
+        {
+            "share.coordinator.snapshot.update.records.per.snapshot": 2,
+            "share.coordinator.state.topic.num.partitions": 1,
+            "share.coordinator.state.topic.prune.interval.ms": 60_000,
+        },
+        data_dir=tmp_path,
+    ) as kafkito:
+        kafkito.create_topic("jobs")
+        broker = kafkito.broker
+        info = broker.logs.topic("jobs")
+        assert info is not None
+        kafkito.call(_produce, broker.logs, "jobs", 6)
+        configs = broker.coordinator.all_group_configs
+        kafkito.call(configs.alter, "g", {"share.auto.offset.reset": "earliest"}, (), False)
+        manager = kafkito.call(broker._share)
+        kafkito.call(_acknowledged, manager, "g", info.topic_id, range(5))  # S U U S U U: snapshot at 3
+        state_log = broker.logs.get_log(SHARE_STATE_TOPIC, 0)
+        assert state_log.log_start_offset == 0
+        kafkito.advance(60_000)
+        assert kafkito.call(lambda: state_log.log_start_offset) == 3
+
+
+def test_a_key_whose_snapshot_is_its_partitions_last_record_is_not_snapshotted_again(
+    logs: LogManager,
+) -> None:
+    info = logs.create_topic("t", 1)
+    _produce(logs, "t", 10)
+    wall = [1_000]
+    manager = _pruning_manager(logs, wall)
+    _acknowledged(manager, "alone", info.topic_id, range(1))  # S U
+    wall[0] += 60_000
+    assert manager.state.snapshot_cold() == 1
+    wall[0] += 60_000
+    assert manager.state.snapshot_cold() == 0  # idle, and nothing after its snapshot: it holds nothing back
