@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkito.broker.log.manager import LogManager
+from kafkito.broker.log.manager import LogManager, TopicInfo
 from kafkito.broker.offsets.batches import build_batch
 from kafkito.broker.share.manager import FetchParams, ShareManager
 from kafkito.broker.share.partition import ShareLimits
@@ -163,6 +163,14 @@ def _pruning_manager(logs: LogManager, wall: list[int]) -> ShareManager:
     return manager
 
 
+def _pruning_setup(logs: LogManager) -> tuple[TopicInfo, list[int], ShareManager]:
+    """A topic `t` of 10 records, the wall clock at 1 s, and a pruning manager over them."""
+    info = logs.create_topic("t", 1)
+    _produce(logs, "t", 10)
+    wall = [1_000]
+    return info, wall, _pruning_manager(logs, wall)
+
+
 def _states(manager: ShareManager) -> dict[ShareStateKey, tuple[int, dict[int, tuple[int, int]]]]:
     return {key: (s.start_offset, dict(s.states)) for key, s in manager.state.states.items()}
 
@@ -170,10 +178,7 @@ def _states(manager: ShareManager) -> dict[ShareStateKey, tuple[int, dict[int, t
 def test_pruning_drops_what_precedes_the_oldest_latest_snapshot_and_a_restart_sees_the_same(
     logs: LogManager,
 ) -> None:
-    info = logs.create_topic("t", 1)
-    _produce(logs, "t", 10)
-    wall = [1_000]
-    manager = _pruning_manager(logs, wall)
+    info, wall, manager = _pruning_setup(logs)
     _acknowledged(manager, "busy", info.topic_id, range(7))  # S U U S U U S U: its snapshot at 6
     _acknowledged(manager, "idle", info.topic_id, range(1))  # S U: its snapshot at 8
     state_log = logs.get_log(SHARE_STATE_TOPIC, 0)
@@ -190,10 +195,7 @@ def test_pruning_drops_what_precedes_the_oldest_latest_snapshot_and_a_restart_se
 def test_an_idle_key_is_snapshotted_again_once_cold_so_that_it_no_longer_holds_pruning_back(
     logs: LogManager,
 ) -> None:
-    info = logs.create_topic("t", 1)
-    _produce(logs, "t", 10)
-    wall = [1_000]
-    manager = _pruning_manager(logs, wall)
+    info, wall, manager = _pruning_setup(logs)
     _acknowledged(manager, "idle", info.topic_id, range(1))  # S U: its snapshot at 0
     _acknowledged(manager, "busy", info.topic_id, range(5))  # S U U S U U at 2-7: its snapshot at 5
     state_log = logs.get_log(SHARE_STATE_TOPIC, 0)
@@ -211,10 +213,7 @@ def test_an_idle_key_is_snapshotted_again_once_cold_so_that_it_no_longer_holds_p
 
 
 def test_a_partition_whose_states_were_all_deleted_is_pruned_to_its_end(logs: LogManager) -> None:
-    info = logs.create_topic("t", 1)
-    _produce(logs, "t", 10)
-    wall = [1_000]
-    manager = _pruning_manager(logs, wall)
+    info, wall, manager = _pruning_setup(logs)
     _acknowledged(manager, "gone", info.topic_id, range(3))
     manager.state.delete(ShareStateKey("gone", info.topic_id, 0))
     state_log = logs.get_log(SHARE_STATE_TOPIC, 0)
@@ -254,10 +253,7 @@ def test_the_broker_prunes_on_its_clock(tmp_path: Path) -> None:
 def test_a_key_whose_snapshot_is_its_partitions_last_record_is_not_snapshotted_again(
     logs: LogManager,
 ) -> None:
-    info = logs.create_topic("t", 1)
-    _produce(logs, "t", 10)
-    wall = [1_000]
-    manager = _pruning_manager(logs, wall)
+    info, wall, manager = _pruning_setup(logs)
     _acknowledged(manager, "alone", info.topic_id, range(1))  # S U
     wall[0] += 60_000
     assert manager.state.snapshot_cold() == 1
