@@ -57,6 +57,7 @@ MARKS_BY_PATH: dict[str, str] = {
     "security/test_clients.py": "slow",  # three real clients over SASL_SSL and SASL_PLAINTEXT
     "security/test_kafkajs.py": "slow",  # KafkaJS (node) over SASL_SSL and SASL_PLAINTEXT
     "share_partitions/test_share_consumers.py": "slow",  # confluent ShareConsumers, one SIGKILLed
+    "go_clients": "slow",  # Sarama and kafka-go, built with Debian's Go; a member's session expiry
     "share_groups/test_clients.py": "slow",  # confluent ShareConsumers: a SIGKILLed member fenced
     "console/test_browser.py": "slow",  # headless chromium, which `make install-clients` installs
 }
