@@ -12,7 +12,7 @@ import pytest
 
 HERE = Path(__file__).parent
 GOCODE = Path("/usr/share/gocode")  # where Debian's golang-*-dev packages put their sources
-PROGRAMS = ("sarama_client", "kafkago_client")
+PROGRAMS = ("sarama_client", "sarama_versions", "kafkago_client")
 
 
 @pytest.fixture(scope="session")

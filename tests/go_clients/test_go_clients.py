@@ -44,3 +44,13 @@ def test_kafka_go_group_reader_resumes_from_committed_offsets(
     exactly the new ones."""
     got = _run(go_programs["kafkago_client"], broker.bootstrap, "kafka-go-topic", "kafka-go-group")
     assert got == {"produced": 60, "first": 40, "second": 20, "overlap": 0}
+
+
+def test_sarama_at_the_protocol_versions_of_kafka_0_8_to_2_0(
+    broker: ThreadBroker, go_programs: dict[str, Path]
+) -> None:
+    """Each version: a snappy producer to an auto-created topic (message formats v0, v1 and v2), a
+    partition consumer from the oldest offset, an offset commit with metadata read back."""
+    got = _run(go_programs["sarama_versions"], broker.bootstrap)
+    expected = {"produced": 10, "consumed": 10, "committed": 10, "metadata": "from sarama"}
+    assert got == {version: expected for version in ("0.8.2.0", "0.10.0.0", "0.11.0.0", "1.0.0", "2.0.0")}
