@@ -4,7 +4,8 @@ Epoch 0 opens the member's session (acknowledgements are not allowed in it), -1 
 acknowledgements and closes it (the member's acquired records go back), any other epoch must be the
 session's next. The request adds partitions to the session and may forget some (their records held by
 the member are released). Acknowledgements ride on the fetch. Records are acquired from every partition
-of the session; when none are and `max_wait_ms` allows, the fetch waits in the share-fetch purgatory.
+of the session; when none are, or fewer bytes than `min_bytes` could be (counted before acquiring,
+as Kafka does), and `max_wait_ms` allows, the fetch waits in the share-fetch purgatory.
 v2 (Kafka 4.2): the acquire mode (record-limit cuts at `max_records`) and renew acknowledgements.
 """
 
@@ -93,14 +94,18 @@ def handle(ctx: RequestContext, request: ShareFetchRequest) -> Any:
     unknown = _update_session(ctx, session, request)
     wanted = list(session.partitions)
     params = FetchParams(
-        max(request.max_records, 1), _max_bytes(request), int(getattr(request, "share_acquire_mode", 0))
+        max(request.max_records, 1),
+        _max_bytes(request),
+        int(getattr(request, "share_acquire_mode", 0)),
+        max(request.min_bytes, 1),
     )
     if renew:  # a renewing fetch only extends locks (KIP-1222): it acquires nothing
         return _answer(ctx, group_id, [], acks, unknown)
-    results = manager.fetch_now(group_id, member_id, wanted, params)
-    got = any(r.ranges or r.error for r in results)
-    if got or request.max_wait_ms <= 0 or not wanted:
-        return _answer(ctx, group_id, _shown(results, epoch, acks), acks, unknown)
+    waits = request.max_wait_ms > 0 and bool(wanted)
+    if not waits or manager.enough_bytes(group_id, wanted, params):
+        results = manager.fetch_now(group_id, member_id, wanted, params)
+        if not waits or any(r.ranges or r.error for r in results):
+            return _answer(ctx, group_id, _shown(results, epoch, acks), acks, unknown)
     waiting = manager.park(group_id, member_id, wanted, params, request.max_wait_ms)
     return _later(ctx, group_id, waiting, acks, unknown)
 

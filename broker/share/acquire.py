@@ -5,6 +5,9 @@ Released (AVAILABLE) records come first, then new ones from `next_offset` up to 
 aborted transactional batches are archived unseen). New records are taken a whole batch at a time, so
 `max_records` may be exceeded to end on a batch boundary (Kafka's batch-optimized acquire mode), or
 cut exactly in the record-limit mode. Control batches are archived: no member is given them.
+
+`fetchable_bytes` is Kafka's min-bytes check of a share fetch: the bytes of the batches from the
+first record a fetch could acquire up to that bound, measured before anything is acquired.
 """
 
 from __future__ import annotations
@@ -50,6 +53,28 @@ def acquire(
     if not ranges:
         return Acquired()
     return Acquired(_batches_of(plog, ranges), ranges)
+
+
+def fetchable_bytes(
+    sp: SharePartition, plog: PartitionLog, limit: int, isolation: int = READ_UNCOMMITTED
+) -> int:
+    """The bytes of the batches from the first released record (else `next_offset`) up to the bound,
+    counted until `limit` is reached."""
+    bound = plog.last_stable_offset if isolation == READ_COMMITTED else plog.high_watermark
+    released = sp.available(1)
+    position = max(released[0] if released else sp.next_offset, plog.log_start_offset)
+    total = 0
+    while position < bound and total < limit:
+        advanced = False
+        for _, header in iter_headers(plog.read(position, limit - total)):
+            if header.next_offset <= position or header.base_offset >= bound:
+                continue
+            advanced = True
+            position = header.next_offset
+            total += header.size
+        if not advanced:
+            break
+    return total
 
 
 def _new_offsets(

@@ -13,6 +13,7 @@ import pytest
 
 from kafkito.protocol.errors import ErrorCode
 from kafkito.testing import KafkitoHandle, start
+from tests.support.waiting import wait_until
 from tests.support.wire import WireClient
 
 FETCH, ACK = 78, 79
@@ -208,3 +209,41 @@ def test_share_version_zero_turns_share_fetch_and_acknowledge_off(kafka: Kafkito
             "The version of API is not supported.",
         )
         assert acknowledge(wire, "m1", 1, tid, []).error_code == ErrorCode.UNSUPPORTED_VERSION
+
+
+def _fetch_waiting_for(wire: WireClient, min_bytes: int) -> None:
+    wire.send(
+        FETCH, 1, group_id=GROUP, member_id="m1", share_session_epoch=1, max_wait_ms=30_000,
+        min_bytes=min_bytes, max_bytes=1 << 20, max_records=10, batch_size=10, topics=[],
+        forgotten_topics_data=[],
+    )  # fmt: skip
+
+
+def _parked(kafka: KafkitoHandle) -> int:
+    return int(kafka.call(lambda: kafka.broker.share.purgatory.pending))  # type: ignore[union-attr]
+
+
+def test_a_fetch_short_of_min_bytes_waits_until_they_are_there(kafka: KafkitoHandle) -> None:
+    """Kafka checks min_bytes before acquiring: one small record does not answer a fetch that wants
+    2 KB; the big record after it does, and the fetch takes both."""
+    tid = topic_id(kafka)
+    with WireClient(kafka.bootstrap_servers) as wire:
+        assert ranges(fetch(wire, "m1", 0, tid)) == []  # opens the session
+        produce(kafka, 1)  # a batch of well under 2 KB
+        _fetch_waiting_for(wire, 2_000)
+        wait_until(lambda: _parked(kafka) == 1, what="the fetch parked")
+        producer = confluent_kafka.Producer({"bootstrap.servers": kafka.bootstrap_servers})
+        producer.produce("jobs", value=b"x" * 3_000)
+        assert producer.flush(10) == 0
+        assert ranges(wire.recv(FETCH, 1)) == [(0, 1, 1)]
+
+
+def test_a_fetch_short_of_min_bytes_takes_what_there_is_after_its_max_wait(kafka: KafkitoHandle) -> None:
+    tid = topic_id(kafka)
+    with WireClient(kafka.bootstrap_servers) as wire:
+        assert ranges(fetch(wire, "m1", 0, tid)) == []
+        produce(kafka, 1)
+        _fetch_waiting_for(wire, 1 << 20)
+        wait_until(lambda: _parked(kafka) == 1, what="the fetch parked")
+        kafka.advance(30_000)  # its max wait, on the broker's clock
+        assert ranges(wire.recv(FETCH, 1)) == [(0, 0, 1)]
