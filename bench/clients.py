@@ -51,10 +51,12 @@ from typing import Any
 from procs import (  # bench/procs.py (scripts run with bench/ on sys.path)
     TANSU,
     BrokerCommand,
+    add_broker_options,
     brokers_to_measure,
     cpu_seconds,
     running,
 )
+from producing import produce_waiting  # bench/producing.py
 
 RECORD = 1024
 WARMUP = "warmup"  # each producer's first record goes here, untimed
@@ -105,12 +107,7 @@ def producer_main(index: int, bootstrap: str, topic: str, count: int, messages: 
     messages.put(("ready", index))
     go.wait()
     for _ in range(count):
-        while True:
-            try:
-                producer.produce(topic, value=payload, on_delivery=on_delivery)
-                break
-            except BufferError:
-                producer.poll(0.001)
+        produce_waiting(producer, topic, payload, on_delivery=on_delivery)
         producer.poll(0)
     left = producer.flush(PHASE_TIMEOUT_S)
     end = time.monotonic()
@@ -371,8 +368,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--producers", type=int, default=8)
     parser.add_argument("--consumers", type=int, default=8)
     parser.add_argument("--partitions", type=int, default=4)
-    parser.add_argument("--only", choices=["kafkito", "tansu"], help="measure one broker only")
-    parser.add_argument("--baseline", metavar="DIR", help="also measure the kafkito of DIR/.venv")
+    add_broker_options(parser)
     return parser.parse_args()
 
 

@@ -26,12 +26,14 @@ from dataclasses import dataclass
 from procs import (  # bench/procs.py (scripts run with bench/ on sys.path)
     TANSU,
     BrokerCommand,
+    add_broker_options,
     cpu_seconds,
     kafkito_command,
     kafkito_executable,
     running,
     tansu_command,
 )
+from producing import produce_waiting  # bench/producing.py
 
 RECORD = 1024
 TOPIC = "bench"
@@ -74,12 +76,7 @@ def produce(bootstrap: str, count: int) -> float:
     producer.list_topics(TOPIC, timeout=10)
     t0 = time.perf_counter()
     for _ in range(count):
-        while True:
-            try:
-                producer.produce(TOPIC, value=payload, on_delivery=on_delivery)
-                break
-            except BufferError:
-                producer.poll(0.001)
+        produce_waiting(producer, TOPIC, payload, on_delivery=on_delivery)
         producer.poll(0)
     left = producer.flush(120)
     elapsed = time.perf_counter() - t0
@@ -136,8 +133,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--partitions", type=int, default=1)
     parser.add_argument("--large-fetch", action="store_true", help="consume with 50 MiB / 10 MiB fetches")
     parser.add_argument("--profile", metavar="FILE", help="run kafkito under cProfile, stats to FILE")
-    parser.add_argument("--only", choices=["kafkito", "tansu"], help="measure one broker only")
-    parser.add_argument("--baseline", metavar="DIR", help="also measure the kafkito of DIR/.venv")
+    add_broker_options(parser)
     return parser.parse_args()
 
 

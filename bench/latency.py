@@ -43,6 +43,7 @@ from typing import Any
 from procs import (  # bench/procs.py (scripts run with bench/ on sys.path)
     TANSU,
     BrokerCommand,
+    add_broker_options,
     brokers_to_measure,
     cpu_seconds,
     running,
@@ -205,8 +206,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--size", type=int, default=1024, help="record value bytes (default 1024)")
     parser.add_argument("--wait-ms", type=int, default=500, help="consumer fetch.wait.max.ms (default 500)")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--only", choices=["kafkito", "tansu"], help="measure one broker only")
-    parser.add_argument("--baseline", metavar="DIR", help="also measure the kafkito of DIR/.venv")
+    add_broker_options(parser)
     return parser.parse_args()
 
 

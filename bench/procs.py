@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import socket
@@ -95,6 +96,12 @@ def running(command: BrokerCommand, env: dict[str, str] | None = None) -> Iterat
             yield f"127.0.0.1:{port}", proc.pid
         finally:
             stop(proc)
+
+
+def add_broker_options(parser: argparse.ArgumentParser) -> None:
+    """`--only kafkito|tansu` and `--baseline DIR`: what `brokers_to_measure` takes."""
+    parser.add_argument("--only", choices=["kafkito", "tansu"], help="measure one broker only")
+    parser.add_argument("--baseline", metavar="DIR", help="also measure the kafkito of DIR/.venv")
 
 
 def brokers_to_measure(

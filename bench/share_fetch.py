@@ -38,6 +38,7 @@ from confluent_kafka.admin import (
 )
 from coordinator import Connection  # bench/coordinator.py
 from procs import cpu_seconds, free_port, kafkito_executable, wait_for_port
+from producing import produce_waiting  # bench/producing.py
 
 from kafkito.protocol.codec import RESPONSES, build_request
 
@@ -75,12 +76,7 @@ def prepare(bootstrap: str, records: int, size: int, batch: int) -> None:
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "batch.num.messages": batch})
     value = b"x" * size
     for _ in range(records):
-        while True:
-            try:
-                producer.produce(TOPIC, value=value, partition=0)
-                break
-            except BufferError:
-                producer.poll(0.05)
+        produce_waiting(producer, TOPIC, value, 0.05, partition=0)
     if producer.flush(60) != 0:
         raise RuntimeError("records left unsent")
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from procs import cpu_seconds, free_port, kafkito_executable, wait_for_port  # bench/procs.py
+from producing import produce_waiting  # bench/producing.py
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -69,12 +70,7 @@ def _produce(conf: dict[str, Any], topic: str, count: int) -> float:
     producer.list_topics(timeout=10)
     t0 = time.perf_counter()
     for _ in range(count):
-        while True:
-            try:
-                producer.produce(topic, payload)
-                break
-            except BufferError:
-                producer.poll(0.001)
+        produce_waiting(producer, topic, payload)
         producer.poll(0)
     if producer.flush(120):
         raise RuntimeError("records left undelivered")

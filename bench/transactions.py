@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from procs import cpu_seconds, kafkito_command, kafkito_executable, running  # bench/ is on sys.path
+from producing import produce_waiting  # bench/producing.py
 
 TXN_STATE = "__transaction_state"
 TXN_STATE_PARTITIONS = 50  # transaction.state.log.num.partitions, Kafka's default
@@ -69,12 +70,7 @@ def _send(producer: Any, topic: str, count: int, size: int, partitions: int, fai
             failed.append(err)
 
     for i in range(count):
-        while True:
-            try:
-                producer.produce(topic, value=payload, partition=i % partitions, on_delivery=on_delivery)
-                break
-            except BufferError:
-                producer.poll(0.001)
+        produce_waiting(producer, topic, payload, partition=i % partitions, on_delivery=on_delivery)
         producer.poll(0)
 
 
