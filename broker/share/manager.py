@@ -292,8 +292,9 @@ class DelayedShareFetch(DelayedOperation):
         return False
 
     def on_complete(self) -> None:
-        if self._ready is None and not self._done.done():
+        if self._ready is None and self._params.min_bytes > 1 and not self._done.done():
             # The max wait passed short of min_bytes: the fetch takes what there is, as Kafka's does.
+            # (With min_bytes 1 there is nothing: anything acquirable would have completed it.)
             self._ready = self._manager.fetch_now(self._group, self._member, self._wanted, self._params)
         results = self._ready
         if results is None:

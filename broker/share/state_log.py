@@ -256,8 +256,7 @@ class ShareStateLog:
         oldest: dict[int, int] = {}
         for key, state in self.states.items():
             partition = self.partition_of(key)
-            offset = state.snapshot_offset if state.snapshot_offset >= 0 else -1
-            oldest[partition] = offset if partition not in oldest else min(oldest[partition], offset)
+            oldest[partition] = min(oldest.get(partition, state.snapshot_offset), state.snapshot_offset)
         pruned = 0
         for partition in range(info.partitions):
             plog = self._logs.get_log(SHARE_STATE_TOPIC, partition)

@@ -17,8 +17,5 @@ def subscribe(consumer: Any, topics: Sequence[str], listener: Any = None) -> Non
     the broker expires the member while it believes it is in the group. A blocking metadata round
     trip after subscribing gives the leader both the partitions and a snapshot that stays put.
     """
-    if listener is None:
-        consumer.subscribe(list(topics))
-    else:
-        consumer.subscribe(list(topics), listener=listener)
+    consumer.subscribe(list(topics), listener=listener)
     consumer.topics()
