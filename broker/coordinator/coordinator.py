@@ -301,10 +301,14 @@ class GroupCoordinator:
 
     @entry
     def alter_share_group_offsets(
-        self, group_id: str, topics: Sequence[tuple[str, Sequence[tuple[int, int]]]]
-    ) -> tuple[ErrorCode, str | None, tuple[TopicResult, ...]]:
-        """AlterShareGroupOffsets: (partition, start offset) per topic, on an empty share group."""
-        return self._parts.share_offsets.alter(group_id, topics)
+        self,
+        group_id: str,
+        topics: Sequence[tuple[str, Sequence[tuple[int, int]]]],
+        callback: Callable[[tuple[ErrorCode, str | None, tuple[TopicResult, ...]]], None],
+    ) -> None:
+        """AlterShareGroupOffsets: (partition, start offset) per topic, on an empty share group (a
+        free id becomes one); `callback` gets the answer once its record is written."""
+        self._parts.share_offsets.alter(group_id, topics, callback)
 
     @entry
     def delete_share_group_offsets(

@@ -1,5 +1,6 @@
 """AlterShareGroupOffsets (91, KIP-932): reset share-partition start offsets of an empty share group
-(NON_EMPTY_GROUP while it has members), through the share-state persister."""
+(NON_EMPTY_GROUP while it has members; an id no group has becomes an empty share group, as in Kafka),
+through the share-state persister. Answered once the group's state record is written."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
-from kafkito.broker.coordinator.share.offsets import TopicResult
+from kafkito.broker.coordinator.share.offsets import AlterAnswer
+from kafkito.broker.handlers.parked import Parked
 from kafkito.broker.handlers.share_group_heartbeat import share_groups_off
 from kafkito.protocol.errors import ErrorCode
 
@@ -31,14 +33,20 @@ class AlterShareGroupOffsetsRequestBody(Protocol):
 
 
 def handle(ctx: RequestContext, request: AlterShareGroupOffsetsRequestBody) -> Any:
+    def build(answer: AlterAnswer) -> Any:
+        return _response(ctx, answer)
+
+    if share_groups_off(ctx):
+        return build((ErrorCode.UNSUPPORTED_VERSION, "The version of API is not supported.", ()))
     topics = [
         (t.topic_name, [(p.partition_index, p.start_offset) for p in t.partitions]) for t in request.topics
     ]
-    answer: tuple[ErrorCode, str | None, tuple[TopicResult, ...]]
-    if share_groups_off(ctx):
-        answer = (ErrorCode.UNSUPPORTED_VERSION, "The version of API is not supported.", ())
-    else:
-        answer = ctx.groups.alter_share_group_offsets(request.group_id, topics)
+    parked: Parked[AlterAnswer] = Parked(build)
+    ctx.groups.alter_share_group_offsets(request.group_id, topics, parked.callback)
+    return parked.response()
+
+
+def _response(ctx: RequestContext, answer: AlterAnswer) -> Any:
     error, message, results = answer
     return ctx.response(
         throttle_time_ms=0,

@@ -138,16 +138,75 @@ def test_one_namespace_with_classic_and_consumer_groups(broker: ThreadBroker) ->
         assert described.groups[0].error_message == "Group ns-consumer is not a share group."
 
 
-def test_offset_apis_without_a_persister_and_unknown_groups(broker: ThreadBroker) -> None:
+def test_offset_apis_of_unknown_groups(broker: ThreadBroker) -> None:
     with WireClient(broker.bootstrap) as client:
+        # Kafka's Describe asks the share-state persister whatever the group: nothing, no error.
         r = client.request(90, 1, groups=[dict(group_id="nobody", topics=None)])
-        assert (r.groups[0].error_code, r.groups[0].error_message) == (
-            ErrorCode.GROUP_ID_NOT_FOUND, "Group nobody not found.",
-        )  # fmt: skip
+        assert (r.groups[0].error_code, r.groups[0].topics) == (ErrorCode.NONE, [])
+        # Alter with nothing to alter writes no record, so creates no group.
         r = client.request(91, 0, group_id="nobody", topics=[])
-        assert r.error_code == ErrorCode.GROUP_ID_NOT_FOUND
+        assert (r.error_code, r.responses) == (ErrorCode.NONE, [])
         r = client.request(92, 0, group_id="nobody", topics=[dict(topic_name="x")])
-        assert r.error_code == ErrorCode.GROUP_ID_NOT_FOUND
+        assert (r.error_code, r.error_message) == (ErrorCode.GROUP_ID_NOT_FOUND, "Group nobody not found.")
+        assert client.request(16, 5, states_filter=[], types_filter=["share"]).groups == []
+
+
+def test_alter_offsets_of_a_group_that_never_had_a_member(broker: ThreadBroker) -> None:
+    """franz-go's TestShareGroupOffsetsAdmin: Alter on a fresh id creates the empty share group and
+    its share state; Describe reads it back; Delete forgets it, and a second Delete finds nothing."""
+    create_topic(broker.bootstrap, "share-fresh", 2)
+    with WireClient(broker.bootstrap) as client:
+        reset = [
+            dict(
+                topic_name="share-fresh", partitions=[dict(partition_index=p, start_offset=0) for p in (0, 1)]
+            )
+        ]
+        altered = client.request(91, 0, group_id="fresh", topics=reset)
+        assert (altered.error_code, altered.error_message) == (ErrorCode.NONE, None)
+        assert [(p.partition_index, p.error_code) for p in altered.responses[0].partitions] == [
+            (0, 0),
+            (1, 0),
+        ]
+        listed = client.request(16, 5, states_filter=[], types_filter=["share"]).groups
+        assert [(g.group_id, g.group_state) for g in listed] == [("fresh", "Empty")]
+        described = client.request(DESCRIBE, 1, group_ids=["fresh"], include_authorized_operations=False)
+        assert (described.groups[0].error_code, described.groups[0].members) == (0, [])
+        everything = client.request(90, 1, groups=[dict(group_id="fresh", topics=None)]).groups[0]
+        (topic,) = everything.topics
+        assert topic.topic_name == "share-fresh"
+        assert [(p.partition_index, p.start_offset, p.error_code) for p in topic.partitions] == [
+            (0, 0, 0),
+            (1, 0, 0),
+        ]
+        deleted = client.request(92, 0, group_id="fresh", topics=[dict(topic_name="share-fresh")])
+        assert (deleted.error_code, deleted.responses[0].error_code) == (0, 0)
+        again = client.request(92, 0, group_id="fresh", topics=[dict(topic_name="share-fresh")])
+        assert (again.responses[0].error_code, again.responses[0].error_message) == (
+            ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "There is no offset information to delete.",
+        )  # fmt: skip
+        asked = [dict(topic_name="share-fresh", partitions=[0])]
+        gone = client.request(90, 1, groups=[dict(group_id="fresh", topics=asked)]).groups[0]
+        assert gone.topics[0].partitions[0].start_offset == -1
+
+
+def test_alter_offsets_of_another_group_type_is_refused(broker: ThreadBroker) -> None:
+    create_topic(broker.bootstrap, "share-typed", 1)
+    with WireClient(broker.bootstrap) as client:
+        client.request(
+            68, 1, group_id="typed-consumer", member_id=str(uuid.uuid4()), member_epoch=0, instance_id=None,
+            rack_id=None, rebalance_timeout_ms=30_000, subscribed_topic_names=["share-typed"],
+            subscribed_topic_regex=None, server_assignor=None, topic_partitions=[],
+        )  # fmt: skip
+        reset = [dict(topic_name="share-typed", partitions=[dict(partition_index=0, start_offset=0)])]
+        refused = client.request(91, 0, group_id="typed-consumer", topics=reset)
+        assert (refused.error_code, refused.error_message) == (
+            ErrorCode.GROUP_ID_NOT_FOUND, "Group typed-consumer is not a share group.",
+        )  # fmt: skip
+        deleted = client.request(92, 0, group_id="typed-consumer", topics=[dict(topic_name="share-typed")])
+        assert deleted.error_message == "Group typed-consumer is not a share group."
+        asked = [dict(topic_name="share-typed", partitions=[0])]
+        described = client.request(90, 1, groups=[dict(group_id="typed-consumer", topics=asked)]).groups[0]
+        assert (described.error_code, described.topics[0].partitions[0].start_offset) == (0, -1)
 
 
 def test_share_version_zero_turns_share_groups_off(broker: ThreadBroker) -> None:
@@ -192,7 +251,8 @@ def test_offset_apis_name_unknown_topics_per_partition(broker: ThreadBroker) -> 
         for version in (0, 1):
             group = client.request(90, version, groups=[dict(group_id="sg-o", topics=asked)]).groups[0]
             nowhere, known = group.topics
-            assert [p.error_code for p in nowhere.partitions] == [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION] * 2
+            # Kafka: an unknown topic has no share state, which is not an error.
+            assert [(p.error_code, p.start_offset) for p in nowhere.partitions] == [(0, -1)] * 2
             assert (known.partitions[0].error_code, known.partitions[0].start_offset) == (0, 0)
         reset = [
             dict(topic_name="nowhere", partitions=[dict(partition_index=0, start_offset=1)]),

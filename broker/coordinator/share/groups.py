@@ -109,12 +109,16 @@ class ShareGroups:
         except HeartbeatError as exc:
             send(callback, failure(exc.error, exc.message))
 
-    def _check_type(self, group_id: str) -> None:
-        """A group id names one group of one type: a classic or consumer group is not a share group."""
+    def of_another_type(self, group_id: str) -> bool:
+        """A group id names one group of one type: a classic group with members or offsets, or a
+        consumer group, is not a share group."""
         classic = self.rt.groups.get(group_id)
-        if group_id in self.rt.consumer_groups or (
+        return group_id in self.rt.consumer_groups or (
             classic is not None and (classic.size > 0 or bool(classic.offsets))
-        ):
+        )
+
+    def _check_type(self, group_id: str) -> None:
+        if self.of_another_type(group_id):
             raise HeartbeatError(ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a share group.")
 
     def _heartbeat(self, request: ShareHeartbeatRequest, callback: ShareHeartbeatCallback) -> None:

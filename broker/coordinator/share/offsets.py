@@ -4,16 +4,20 @@ DeleteShareGroupOffsets (on an empty group only), with Kafka's errors.
 
 Partitions a group has share state for are those its state-partition metadata record lists as
 initialized; altering a partition records it initialized, deleting a topic's state records it gone.
+As in Kafka, Describe asks the persister whatever the group (an unknown group or topic has start
+offset -1, not an error), and Alter creates a share group that never had a member: its
+state-partition metadata record is the group's first record.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from kafkito.broker.coordinator.errors import group_write_error
 from kafkito.broker.coordinator.share.group import ShareGroup, ShareGroupState
-from kafkito.broker.coordinator.share.plan import state_without
+from kafkito.broker.coordinator.share.plan import state_record, state_without
 from kafkito.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
@@ -22,6 +26,7 @@ if TYPE_CHECKING:
 
 NO_OFFSET = -1
 UNKNOWN_TOPIC_MESSAGE = "This server does not host this topic-partition."
+NO_STATE_MESSAGE = "There is no offset information to delete."
 
 
 class PartitionStartOffset(NamedTuple):
@@ -56,6 +61,9 @@ class TopicResult(NamedTuple):
     partitions: tuple[tuple[int, ErrorCode, str | None], ...] = ()
 
 
+AlterAnswer = tuple[ErrorCode, str | None, tuple[TopicResult, ...]]
+
+
 class ShareOffsets:
     """DescribeShareGroupOffsets, AlterShareGroupOffsets, DeleteShareGroupOffsets."""
 
@@ -65,17 +73,26 @@ class ShareOffsets:
         self.rt = rt
         self.groups = groups
 
-    def find(self, group_id: str) -> tuple[ShareGroup | None, ErrorCode, str | None]:
-        """The share group, or why there is none (Kafka's errors and messages)."""
+    def _unavailable(self, group_id: str) -> ErrorCode | None:
         if not group_id:
-            return None, ErrorCode.INVALID_GROUP_ID, None
+            return ErrorCode.INVALID_GROUP_ID
         if self.rt.sink.is_loading(group_id):
-            return None, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, None
+            return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+        return None
+
+    def find(self, group_id: str, create: bool = False) -> tuple[ShareGroup | None, ErrorCode, str | None]:
+        """The share group (with `create`, a new empty one when the id is free), or why there is
+        none (Kafka's errors and messages)."""
+        unavailable = self._unavailable(group_id)
+        if unavailable is not None:
+            return None, unavailable, None
         group = self.rt.share_groups.get(group_id)
         if group is not None:
             return group, ErrorCode.NONE, None
-        if group_id in self.rt.consumer_groups or group_id in self.rt.groups:
+        if self.groups.of_another_type(group_id):
             return None, ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a share group."
+        if create:
+            return ShareGroup(group_id), ErrorCode.NONE, None
         return None, ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} not found."
 
     # -- describe -------------------------------------------------------------------------------
@@ -83,28 +100,22 @@ class ShareOffsets:
     def describe(
         self, group_id: str, topics: Sequence[tuple[str, Sequence[int]]] | None
     ) -> GroupStartOffsets:
-        """Start offsets of the asked partitions (None: every partition the group has state for)."""
-        group, error, message = self.find(group_id)
-        if group is None:
-            return GroupStartOffsets(group_id, error, message)
+        """Start offsets of the asked partitions (None: every partition the group has state for).
+        Whether the id names a share group, another group or nothing, the persister answers: a
+        partition without state, or of an unknown topic, has start offset -1."""
+        unavailable = self._unavailable(group_id)
+        if unavailable is not None:
+            return GroupStartOffsets(group_id, unavailable, None)
+        group = self.rt.share_groups.get(group_id)
         if topics is None:
-            topics = [(name, sorted(p)) for _t, (name, p) in sorted(group.initialized.items(), key=_by_name)]
+            owned = group.initialized if group is not None else {}
+            topics = [(name, sorted(p)) for _t, (name, p) in sorted(owned.items(), key=_by_name)]
         persister = self.groups.persister
         answers = []
         for name, partitions in topics:
             info = self.rt.topics.by_name(name)
             if info is None:
-                unknown = tuple(
-                    PartitionStartOffset(
-                        p,
-                        NO_OFFSET,
-                        NO_OFFSET,
-                        NO_OFFSET,
-                        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-                        UNKNOWN_TOPIC_MESSAGE,
-                    )
-                    for p in partitions
-                )
+                unknown = tuple(PartitionStartOffset(p, NO_OFFSET, 0, NO_OFFSET) for p in partitions)
                 answers.append(TopicStartOffsets(name, uuid.UUID(int=0), unknown))
                 continue
             wanted = [(info.topic_id, p) for p in partitions]
@@ -125,8 +136,10 @@ class ShareOffsets:
 
     # -- alter and delete -----------------------------------------------------------------------
 
-    def _empty_group(self, group_id: str) -> tuple[ShareGroup | None, ErrorCode, str | None]:
-        group, error, message = self.find(group_id)
+    def _empty_group(
+        self, group_id: str, create: bool = False
+    ) -> tuple[ShareGroup | None, ErrorCode, str | None]:
+        group, error, message = self.find(group_id, create)
         if group is not None and group.state is not ShareGroupState.EMPTY:
             return None, ErrorCode.NON_EMPTY_GROUP, "The group is not empty."
         if group is not None and self.groups.persister is None:
@@ -134,12 +147,18 @@ class ShareOffsets:
         return group, error, message
 
     def alter(
-        self, group_id: str, topics: Sequence[tuple[str, Sequence[tuple[int, int]]]]
-    ) -> tuple[ErrorCode, str | None, tuple[TopicResult, ...]]:
-        """Reset start offsets of an empty group's partitions."""
-        group, error, message = self._empty_group(group_id)
+        self,
+        group_id: str,
+        topics: Sequence[tuple[str, Sequence[tuple[int, int]]]],
+        callback: Callable[[AlterAnswer], None],
+    ) -> None:
+        """Reset start offsets of an empty group's partitions; a free id becomes an empty share group
+        (the state record written for its partitions creates it on replay). `callback` gets the
+        answer once that record is written."""
+        group, error, message = self._empty_group(group_id, create=True)
         if group is None or self.groups.persister is None:
-            return error, message, ()
+            self.rt.outbox.send(callback, (error, message, ()))
+            return
         results: list[TopicResult] = []
         offsets: dict[tuple[uuid.UUID, int], int] = {}
         touched: dict[uuid.UUID, set[int]] = {}
@@ -155,11 +174,20 @@ class ShareOffsets:
                 answers.append((partition, ErrorCode.NONE, None))
             topic_id = info.topic_id if info is not None else uuid.UUID(int=0)
             results.append(TopicResult(name, topic_id, ErrorCode.NONE, None, tuple(answers)))
-        if offsets:
-            self.groups.persister.alter(group_id, offsets)
-            fresh = {t: frozenset(p) for t, p in touched.items()}
-            self.groups.write_state(group, fresh)
-        return ErrorCode.NONE, None, tuple(results)
+        answer: AlterAnswer = (ErrorCode.NONE, None, tuple(results))
+        if not offsets:
+            self.rt.outbox.send(callback, answer)
+            return
+        self.groups.persister.alter(group_id, offsets)
+        record = state_record(group, self.rt.topics, {}, {t: frozenset(p) for t, p in touched.items()})
+
+        def written(error: ErrorCode) -> None:
+            if error is ErrorCode.NONE:
+                self.rt.outbox.send(callback, answer)
+            else:
+                self.rt.outbox.send(callback, (group_write_error(error), None, ()))
+
+        self.groups.write(group_id, [record], written)
 
     def delete(
         self, group_id: str, topic_names: Sequence[str]
@@ -180,6 +208,13 @@ class ShareOffsets:
                 continue
             partitions = set(group.initialized.get(info.topic_id, ("", frozenset()))[1])
             partitions |= group.initializing.get(info.topic_id, ("", frozenset()))[1]
+            if not partitions and info.topic_id not in group.deleting:
+                results.append(
+                    TopicResult(
+                        name, uuid.UUID(int=0), ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, NO_STATE_MESSAGE
+                    )
+                )
+                continue
             self.groups.persister.delete(group_id, [(info.topic_id, p) for p in sorted(partitions)])
             gone.append(info.topic_id)
             results.append(TopicResult(name, info.topic_id, ErrorCode.NONE, None))
