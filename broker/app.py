@@ -19,6 +19,7 @@ from kafkito.broker.connections import Connections
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator import CoordinatorConfig, GroupCoordinator
 from kafkito.broker.fetch_wait import DelayedFetch
+from kafkito.broker.log.dir_lock import DataDirLock
 from kafkito.broker.log.manager import LogManager
 from kafkito.broker.log.partition_log import wall_clock_ms
 from kafkito.broker.offsets import OffsetsConfig, OffsetsManager
@@ -120,6 +121,7 @@ class Broker:
         self._stopped: asyncio.Event | None = None  # created by start(), inside the loop
         self._stop_task: asyncio.Future[bool] | None = None
         self.crashed = False  # by crash(): left as a SIGKILL leaves a process
+        self._dir_lock: DataDirLock | None = None  # held from start() until stopped or crashed
 
     # identity ------------------------------------------------------------------
     @property
@@ -276,6 +278,15 @@ class Broker:
 
     # lifecycle -------------------------------------------------------------------
     async def start(self) -> None:
+        """Lock the data dir (DataDirInUse when another broker holds it), then start everything."""
+        self._dir_lock = DataDirLock.acquire(self.config.data_dir)
+        try:
+            await self._start()
+        except BaseException:
+            self._dir_lock.release()
+            raise
+
+    async def _start(self) -> None:
         self._load_identity()
         loop = asyncio.get_running_loop()
         self._stopped = asyncio.Event()
@@ -358,6 +369,8 @@ class Broker:
                 # Closing fsyncs every partition: off the loop, so that a second signal is still heard.
                 await steps.run_async("logs", asyncio.to_thread(close_logs, self._logs, steps))
         finally:
+            if self._dir_lock is not None:
+                self._dir_lock.release()
             if self._stopped is not None:
                 self._stopped.set()
         log.info("broker.stopped", clean=steps.clean, failed=steps.failed)
@@ -380,6 +393,8 @@ class Broker:
         if self.transactions_log is not None:
             self.transactions_log.stop_loading()
         self.timer.close()
+        if self._dir_lock is not None:  # as the kernel drops a killed process's flock
+            self._dir_lock.release()
         log.warning("broker.crashed", reason="killed by a test")
 
     def _cancel_periodic(self) -> None:
