@@ -121,6 +121,15 @@ class Config:
     group_consumer_migration_policy: str = prop(
         "bidirectional", "classic <-> consumer conversions: disabled, downgrade, upgrade or bidirectional"
     )
+    # streams groups (KIP-1071): known with Kafka's names and defaults, not used yet
+    group_streams_session_timeout_ms: int = prop(45000, "streams group member session timeout")
+    group_streams_min_session_timeout_ms: int = prop(45000, "smallest streams.session.timeout.ms")
+    group_streams_max_session_timeout_ms: int = prop(60000, "largest streams.session.timeout.ms")
+    group_streams_heartbeat_interval_ms: int = prop(5000, "streams group heartbeat interval")
+    group_streams_min_heartbeat_interval_ms: int = prop(5000, "smallest streams.heartbeat.interval.ms")
+    group_streams_max_heartbeat_interval_ms: int = prop(15000, "largest streams.heartbeat.interval.ms")
+    group_streams_num_standby_replicas: int = prop(0, "standby replicas of each streams task")
+    group_streams_max_standby_replicas: int = prop(2, "largest streams.num.standby.replicas")
     group_timeline_max_events: int = prop(500, "kafkito: events the group timeline keeps per group; 0: none")
     # offsets
     offsets_topic_num_partitions: int = prop(50, "partitions of __consumer_offsets (fixed once created)")
