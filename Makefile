@@ -8,7 +8,7 @@ DATA   ?= ./data
 HTTP_PORT ?= 8080
 PYTEST_ARGS ?=
 
-.PHONY: install install-dev install-clients install-spark run test test-fast lint bench compat pipeline clean
+.PHONY: install install-dev install-clients install-spark kafka-reference run test test-fast lint bench compat conformance pipeline clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,18 @@ install-clients:
 	    golang-github-segmentio-kafka-go-dev >/dev/null; }
 	@if [ -f tests/compat/node/package-lock.json ]; then \
 	  cd tests/compat/node && npm ci --silent --no-audit --no-fund >/dev/null; fi
+	@$(MAKE) --no-print-directory kafka-reference
+
+# The reference Apache Kafka 4.4 (broker, clients, Streams, tools; tests/kafka_reference/pom.xml) in
+# ~/.m2, and its classpath for tests/support/kafka_reference.py. Maven runs only when the pom is newer
+# than the classpath file or a jar it names is gone: otherwise this is a few file checks.
+KAFKA_REFERENCE := tests/kafka_reference
+KAFKA_CLASSPATH := $(KAFKA_REFERENCE)/target/classpath.txt
+kafka-reference:
+	@if [ -f $(KAFKA_CLASSPATH) ] && [ $(KAFKA_CLASSPATH) -nt $(KAFKA_REFERENCE)/pom.xml ] \
+	  && tr ':' '\n' < $(KAFKA_CLASSPATH) | xargs ls >/dev/null 2>&1; then :; else \
+	  cd $(KAFKA_REFERENCE) && mvn -q -B dependency:build-classpath -Dmdep.outputFile=target/classpath.txt \
+	    || { echo "resolving Apache Kafka 4.4 with Maven failed" >&2; exit 1; }; fi
 
 # `make run` installs only when pyproject.toml is newer than the stamp (code edits need no reinstall:
 # the install is editable), then serves with no initial rebalance delay (local development) and a
@@ -72,6 +84,11 @@ test-fast: install-dev
 
 compat: install-dev install-clients
 	$(BIN)/python -m pytest tests/compat $(PYTEST_ARGS)
+
+# Kafka 4.4 and kafkito answer the same requests (tests/conformance); CONFORMANCE.md is rewritten
+# with every difference, whether the run passes or not. `make test` runs the suite without the report.
+conformance: install-dev kafka-reference
+	KAFKITO_CONFORMANCE_REPORT=$(CURDIR)/CONFORMANCE.md $(BIN)/python -m pytest tests/conformance -p no:cacheprovider $(PYTEST_ARGS)
 
 lint: install-dev
 	$(BIN)/ruff check kafkito/*.py protocol purgatory broker tests bench kafkito_spark pipelines
