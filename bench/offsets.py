@@ -58,7 +58,7 @@ from kafkito.broker.offsets.records import (
     encode_offset_key,
     encode_offset_value,
 )
-from kafkito.purgatory import MonotonicClock, Timer
+from kafkito.purgatory import SteerableClock, Timer
 
 PARTITIONS_PER_GROUP = 10
 
@@ -69,7 +69,7 @@ def quiet_logs() -> None:
 
 def commit_rate(store_kind: str, commits: int, partitions: int, data_dir: Path) -> float:
     """Commits per second through GroupCoordinator.commit_offsets with one kind of store."""
-    clock = MonotonicClock()
+    clock = SteerableClock()
     logs: LogManager | None = None
     store: RecordSink
     if store_kind == "memory":
@@ -77,7 +77,7 @@ def commit_rate(store_kind: str, commits: int, partitions: int, data_dir: Path) 
     else:
         props: dict[str, Any] = {"log.flush.interval.messages": 1} if store_kind == "log+fsync" else {}
         logs = LogManager(data_dir, props)
-        manager = OffsetsManager(logs, OffsetsConfig(), clock, wall_clock_ms)
+        manager = OffsetsManager(logs, OffsetsConfig(), clock)
         store = manager.sink
     coordinator = GroupCoordinator(CoordinatorConfig(), clock, Timer(clock), store)
     if logs is not None:
@@ -106,7 +106,7 @@ def commit_rate(store_kind: str, commits: int, partitions: int, data_dir: Path) 
 def write_history(data_dir: Path, records: int, groups: int) -> tuple[int, int]:
     """`records` offset commit records (batches of PARTITIONS_PER_GROUP) plus one group record per group."""
     logs = LogManager(data_dir, {})
-    manager = OffsetsManager(logs, OffsetsConfig(), MonotonicClock(), wall_clock_ms)
+    manager = OffsetsManager(logs, OffsetsConfig(), SteerableClock())
     manager.ensure_topic()  # created on first use, as Kafka does
     store = manager.sink
     now = wall_clock_ms()
@@ -143,8 +143,8 @@ def restart(data_dir: Path) -> tuple[float, float, int, int]:
     started = time.perf_counter()
     logs = LogManager(data_dir, {})
     opened = time.perf_counter()
-    clock = MonotonicClock()
-    manager = OffsetsManager(logs, OffsetsConfig(), clock, wall_clock_ms)
+    clock = SteerableClock()
+    manager = OffsetsManager(logs, OffsetsConfig(), clock)
     coordinator = GroupCoordinator(CoordinatorConfig(), clock, Timer(clock), manager.sink)
     manager.load_now(coordinator)
     loaded = time.perf_counter()
@@ -167,13 +167,13 @@ from kafkito.broker.coordinator import CoordinatorConfig, GroupCoordinator
 from kafkito.broker.log.manager import LogManager
 from kafkito.broker.log.partition_log import wall_clock_ms
 from kafkito.broker.offsets import OffsetsConfig, OffsetsManager
-from kafkito.purgatory import MonotonicClock, Timer
+from kafkito.purgatory import SteerableClock, Timer
 gc.collect()
 w0, c0 = time.perf_counter(), time.process_time()
 logs = LogManager(Path(sys.argv[2]), {})
 w1, c1 = time.perf_counter(), time.process_time()
-clock = MonotonicClock()
-manager = OffsetsManager(logs, OffsetsConfig(), clock, wall_clock_ms)
+clock = SteerableClock()
+manager = OffsetsManager(logs, OffsetsConfig(), clock)
 coordinator = GroupCoordinator(CoordinatorConfig(), clock, Timer(clock), manager.sink)
 manager.load_now(coordinator)
 w2, c2 = time.perf_counter(), time.process_time()
@@ -182,7 +182,7 @@ groups = sorted(coordinator.groups(), key=lambda g: g.group_id)
 for g in groups:
     digest.update(repr((g.group_id, g.generation_id, g.protocol_type, g.state.name)).encode())
     for tp, o in sorted(g.offsets.items()):
-        commit = manager.time.to_wall(o.commit_timestamp_ms)
+        commit = o.commit_timestamp_ms
         digest.update(repr((tp, o.offset, o.metadata, o.leader_epoch, commit)).encode())
 logs.close()
 print(json.dumps(dict(open=w1 - w0, replay=w2 - w1, open_cpu=c1 - c0, replay_cpu=c2 - c1,

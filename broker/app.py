@@ -84,12 +84,19 @@ def _share_config_at_start(config: Config) -> Callable[[], ShareConfig]:
 class Broker:
     """One kafkito broker. `await start()`, then `await stop()`; `serve()` runs until a signal."""
 
-    def __init__(self, config: Config, nodes: int = 1, ports: list[int] | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        nodes: int = 1,
+        ports: list[int] | None = None,
+        clock: SteerableClock | None = None,
+    ) -> None:
         if nodes < 1:
             raise ValueError(f"a cluster has at least one node, not {nodes}")
         self.config = config
         self.connections = Connections(config)  # open connections, their limits and memory pool
-        self.clock = SteerableClock()  # monotonic; tests move it ahead through `steering.advance`
+        # Epoch ms moving with the monotonic clock; tests move it ahead through `steering.advance`.
+        self.clock = clock or SteerableClock()
         self.timer = Timer(self.clock)
         self.fetch_purgatory: Purgatory[DelayedFetch] = Purgatory("Fetch", self.timer)
         self.fetches = Fetches(self.fetch_purgatory)
@@ -196,7 +203,7 @@ class Broker:
 
         logs = self.logs
         limits, state_config = share_settings(self.config)
-        manager = ShareManager(logs, self.timer, limits, state_config, self.wall_ms)
+        manager = ShareManager(logs, self.timer, limits, state_config, self.clock.now_ms)
         manager.load()
         configs = self.coordinator.share_group_configs
         manager.start_offset = configs.start_offset
@@ -226,7 +233,7 @@ class Broker:
         config = replace(config, offsets_topic_num_partitions=self.offsets.num_partitions)
         segment_bytes = self.config.transaction_state_log_segment_bytes
         logs = self.logs
-        self.transactions_log = TransactionsManager(logs, config, segment_bytes, self.clock, self.wall_ms)
+        self.transactions_log = TransactionsManager(logs, config, segment_bytes, self.clock)
         markers = BrokerMarkerWriter(logs.get_log, self.coordinator)
         self.transactions = TransactionCoordinator(
             config, self.clock, self.timer, markers, self.producer_ids, self.transactions_log.sink
@@ -244,12 +251,6 @@ class Broker:
 
             self.security_store = SecurityStore(self.config.data_dir).load()
         return self.security_store
-
-    def wall_ms(self) -> int:
-        """Epoch milliseconds as the coordinators stamp their records: the wall clock plus the broker
-        clock's `advance`s, so that stored times agree with the broker clock, also after a restart
-        that keeps the advance (`kafkito.testing`). Log retention and the cleaner keep real time."""
-        return wall_clock_ms() + self.clock.offset_ms
 
     def every(self, name: str, interval_ms: int, work: Callable[[], object]) -> None:
         """Run `work` every `interval_ms` on the loop until the broker stops (periodic housekeeping)."""
@@ -295,7 +296,7 @@ class Broker:
         self._logs.on_append.append(self.fetches.wake)
         self.timer.attach_loop(loop)
         offsets_config = OffsetsConfig.from_broker(self.config)
-        self.offsets = OffsetsManager(self._logs, offsets_config, self.clock, self.wall_ms)
+        self.offsets = OffsetsManager(self._logs, offsets_config, self.clock)
         self.services = self._build_services(self._logs)
         self.services.configs.groups.restore(lambda: self.coordinator.all_group_configs)
         if self.routing:

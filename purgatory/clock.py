@@ -1,10 +1,11 @@
-"""Injected millisecond clocks: the monotonic one, the broker's (monotonic plus a skip that tests steer)
-and a manual one for virtual time."""
+"""Injected millisecond clocks: the monotonic one, the broker's (wall-clock milliseconds that move with
+the monotonic clock, plus a skip that tests steer) and a manual one for virtual time."""
 
 from __future__ import annotations
 
 import time
 import weakref
+from collections.abc import Callable
 from typing import Protocol
 
 
@@ -32,23 +33,39 @@ class MonotonicClock:
 
 
 class SteerableClock:
-    """The broker's clock: `MonotonicClock` time plus an offset that only grows (`skip_to`).
+    """The broker's clock: epoch milliseconds that advance with the monotonic clock, plus an offset
+    that only grows (`skip_to`).
 
-    Real time keeps running; a test moves the broker ahead of it (`Steering.advance`) so that what
-    is due by then (session timeouts, transaction timeouts, offset retention) fires now.
+    Stored times (commit and expiry timestamps, group and transaction state times, share-group
+    delivery times) are wall-clock milliseconds, as Kafka's are, whatever the machine's uptime: the
+    clock reads the wall clock once, at construction, and from then on moves with the monotonic
+    clock, so it never goes backwards when the system clock is stepped. Real time keeps running; a
+    test moves the broker ahead of it (`Steering.advance`) so that what is due by then (session
+    timeouts, transaction timeouts, offset retention) fires now, and the records written meanwhile
+    carry the moved time. Timers only ever use differences of this clock (`Timer` arms
+    `loop.call_at` relative to `loop.time()`), so its epoch base does not matter to them.
+
+    `monotonic_ns` and `wall_ns` are injectable: tests give a monotonic clock that starts near 0, as
+    on a machine just booted.
     """
 
-    __slots__ = ("_offset_ms",)
+    __slots__ = ("_base_ms", "_monotonic_ns", "_offset_ms")
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        monotonic_ns: Callable[[], int] = time.monotonic_ns,
+        wall_ns: Callable[[], int] = time.time_ns,
+    ) -> None:
+        self._monotonic_ns = monotonic_ns
+        self._base_ms = wall_ns() // 1_000_000 - monotonic_ns() // 1_000_000
         self._offset_ms = 0
 
     def now_ms(self) -> int:
-        return time.monotonic_ns() // 1_000_000 + self._offset_ms
+        return self._monotonic_ns() // 1_000_000 + self._base_ms + self._offset_ms
 
     @property
     def offset_ms(self) -> int:
-        """How far the clock is ahead of the monotonic clock."""
+        """How far the clock has been moved ahead of real time."""
         return self._offset_ms
 
     def skip_to(self, target_ms: int) -> None:

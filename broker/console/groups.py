@@ -135,7 +135,7 @@ async def reset_offsets(broker: Broker, group_id: str, topic: str, to: str) -> d
     for partition in range(info.partitions):
         log = broker.logs.get_log(topic, partition)
         target = log.log_start_offset if to == "earliest" else log.high_watermark
-        offsets[TopicPartition(topic, partition)] = OffsetAndMetadata(target, "", -1, broker.wall_ms())
+        offsets[TopicPartition(topic, partition)] = OffsetAndMetadata(target, "", -1, broker.clock.now_ms())
     done: asyncio.Future[dict[Any, Any]] = asyncio.get_running_loop().create_future()
     request = OffsetCommitRequest(group_id, "", None, -1, offsets)
 

@@ -194,7 +194,7 @@ def timeline(group_id: str, events: list[dict[str, Any]]) -> str:
     rows = [
         (
             e(b["generation"]),
-            e(when_broker(b["start_ms"])),
+            e(when(b["start_ms"])),
             e(b["reason"] or ""),
             e(" → ".join(s for s in b["states"] if s)),
             e(len(b["members"])),
@@ -219,11 +219,6 @@ def timeline(group_id: str, events: list[dict[str, Any]]) -> str:
         "<h2>Generations</h2>"
         + table(["Generation", "Started (broker clock)", "Reason", "States", "Members"], rows, "generations")
     )
-
-
-def when_broker(ms: int) -> str:
-    """The broker clock is monotonic (plus any test advance): shown as seconds since it started."""
-    return f"{ms / 1000:.3f} s"
 
 
 def error(status: int, message: str) -> str:

@@ -1,6 +1,7 @@
 """DescribeTransactions (65): state, producer, timeout, start time and partitions of transactional ids.
 
-v0 only (flexible). The start time is wall-clock milliseconds (-1 when no transaction is open).
+v0 only (flexible). The start time is epoch milliseconds as the coordinator stamped it (-1 when no
+transaction is open).
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
-from kafkito.broker.log.partition_log import wall_clock_ms
 
 API_KEY = 65
 VERSIONS = (0, 0)
@@ -23,7 +23,6 @@ class DescribeTransactionsRequestBody(Protocol):
 
 def handle(ctx: RequestContext, request: DescribeTransactionsRequestBody) -> Any:
     txns = ctx.transactions
-    offset = wall_clock_ms() - txns.now_ms()  # coordinator clock -> wall clock
     states = []
     for txn_id in request.transactional_ids:
         d = txns.describe(txn_id)
@@ -33,7 +32,7 @@ def handle(ctx: RequestContext, request: DescribeTransactionsRequestBody) -> Any
                 transactional_id=d.transactional_id,
                 transaction_state=d.state,
                 transaction_timeout_ms=d.timeout_ms,
-                transaction_start_time_ms=d.start_ms + offset if d.start_ms >= 0 else -1,
+                transaction_start_time_ms=d.start_ms,
                 producer_id=d.producer_id,
                 producer_epoch=d.producer_epoch,
                 topics=[dict(topic=topic, partitions=list(parts)) for topic, parts in d.topics],

@@ -17,7 +17,6 @@ from typing import Protocol
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator import OffsetAndMetadata, OffsetCommitRequest, TopicPartition
 from kafkito.broker.handlers.parked import Parked
-from kafkito.broker.log.segmented_log import wall_clock_ms
 from kafkito.protocol.errors import ErrorCode
 from kafkito.protocol.primitives import compact_string, uvarint
 
@@ -90,7 +89,6 @@ class _Commit:
         """Take in the request's partitions; pauses (yields) every CHUNK of them."""
         version, now, expire = self.version, self.now, self.expire
         own_timestamps = version == 1
-        wall_delta = self._wall_delta() if own_timestamps else 0
         offsets, rejected = self.offsets, self.rejected
         topics = self.ctx.topics
         count = 0
@@ -111,9 +109,7 @@ class _Commit:
                         p.committed_offset,
                         p.committed_metadata or "",  # null metadata is stored as ""
                         p.committed_leader_epoch if version >= 6 else -1,
-                        p.commit_timestamp - wall_delta
-                        if own_timestamps and p.commit_timestamp != -1
-                        else now,
+                        p.commit_timestamp if own_timestamps and p.commit_timestamp != -1 else now,
                         expire,
                     )
                 count += 1
@@ -128,12 +124,6 @@ class _Commit:
 
         names = {t.name for t in self.request.topics}
         return denied(self.ctx, AclOperation.READ, ResourceType.TOPIC, names)
-
-    def _wall_delta(self) -> int:
-        """Epoch milliseconds minus the coordinator's clock (monotonic, steerable): a v1 client's commit
-        timestamp is wall-clock time, the coordinator's are its clock's."""
-        clock = self.ctx.groups.clock
-        return wall_clock_ms() + getattr(clock, "offset_ms", 0) - self.now
 
     def refuse_v0(self) -> bytes:
         """Kafka 3.9 in KRaft mode: every partition UNSUPPORTED_VERSION (v0 wrote to ZooKeeper), unless

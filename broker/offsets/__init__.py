@@ -1,6 +1,6 @@
 """The `__consumer_offsets` log: record formats, persistence, reload, expiry."""
 
-from kafkito.broker.offsets.log_sink import OFFSETS_TOPIC, LogRecordSink, TimeBase
+from kafkito.broker.offsets.log_sink import OFFSETS_TOPIC, LogRecordSink
 from kafkito.broker.offsets.manager import OffsetsConfig, OffsetsManager, ensure_offsets_topic
 from kafkito.broker.offsets.partitioner import java_string_hash, partition_for
 
@@ -9,7 +9,6 @@ __all__ = [
     "LogRecordSink",
     "OffsetsConfig",
     "OffsetsManager",
-    "TimeBase",
     "ensure_offsets_topic",
     "java_string_hash",
     "partition_for",

@@ -10,7 +10,6 @@ and reports its errors.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
 
 from kafkito.broker.coordinator.records import OffsetCommitRecord
 from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
@@ -26,13 +25,11 @@ _new = tuple.__new__
 
 
 class CommitDecoder:
-    """Decodes offset commit records of one load; `from_wall` turns the commit timestamp (epoch ms)
-    into the coordinator's clock."""
+    """Decodes offset commit records of one load (timestamps as stored: epoch milliseconds)."""
 
-    __slots__ = ("_from_wall", "_group", "_group_prefix", "_partitions")
+    __slots__ = ("_group", "_group_prefix", "_partitions")
 
-    def __init__(self, from_wall: Callable[[int], int]) -> None:
-        self._from_wall = from_wall
+    def __init__(self) -> None:
         self._group_prefix = b"\xff"  # key bytes up to the end of the last group id (no key starts so)
         self._group = ""
         self._partitions: dict[bytes, TopicPartition] = {}  # key tail (topic, partition) -> its object
@@ -87,7 +84,7 @@ class CommitDecoder:
             version, offset, epoch, n, ts = _V3_NO_METADATA.unpack(value)
             if version != 3 or n != 0:
                 return None
-            return _new(OffsetAndMetadata, (offset, "", epoch, self._from_wall(ts), None))
+            return _new(OffsetAndMetadata, (offset, "", epoch, ts, None))
         if size < _V3_HEAD.size:
             return None
         version, offset, epoch, n = _V3_HEAD.unpack_from(value)
@@ -99,4 +96,4 @@ class CommitDecoder:
         except UnicodeDecodeError:
             return None
         (ts,) = _TIMESTAMP.unpack_from(value, start + n)
-        return _new(OffsetAndMetadata, (offset, metadata, epoch, self._from_wall(ts), None))
+        return _new(OffsetAndMetadata, (offset, metadata, epoch, ts, None))

@@ -1,8 +1,8 @@
 """Consumer-group records between the coordinator's typed form and their `__consumer_offsets` bytes.
 
 The log sink encodes a `ConsumerGroupRecord` (tombstones as a key with a null value) and the loader
-decodes one back. The only timestamp, a regular expression's resolution time, is on the
-coordinator's clock in the typed record and wall-clock in the bytes (`TimeBase`). Assignments are
+decodes one back. The only timestamp, a regular expression's resolution time, is epoch milliseconds
+in both (the broker clock's). Assignments are
 read back in the coordinator's canonical form (topics sorted by id, partitions sorted), whatever
 order the writer used.
 """
@@ -10,7 +10,6 @@ order the writer used.
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING
 
 from kafkito.broker.coordinator.consumer.records import (
     Assignment,
@@ -57,9 +56,6 @@ from kafkito.broker.offsets.consumer_records import (
     encode_consumer_value,
 )
 
-if TYPE_CHECKING:
-    from kafkito.broker.offsets.log_sink import TimeBase
-
 _TOMBSTONE_TYPES: dict[type, int] = {
     ConsumerGroupMetadataTombstone: GROUP_METADATA,
     ConsumerGroupPartitionMetadataTombstone: PARTITION_METADATA,
@@ -103,7 +99,7 @@ def _member_value(r: ConsumerGroupMemberRecord) -> MemberMetadataValue:
     )
 
 
-def _key_and_value(r: ConsumerGroupRecord, time: TimeBase) -> tuple[ConsumerGroupKey, ConsumerValue]:
+def _key_and_value(r: ConsumerGroupRecord) -> tuple[ConsumerGroupKey, ConsumerValue]:
     g = r.group_id
     if isinstance(r, ConsumerGroupMetadataRecord):
         return ConsumerGroupKey(GROUP_METADATA, g), GroupMetadataValue(r.epoch, r.metadata_hash)
@@ -123,7 +119,7 @@ def _key_and_value(r: ConsumerGroupRecord, time: TimeBase) -> tuple[ConsumerGrou
         )
         return ConsumerGroupKey(CURRENT_MEMBER_ASSIGNMENT, g, r.member_id), value
     if isinstance(r, ConsumerGroupRegexRecord):
-        value_16 = RegularExpressionValue(r.topics, r.version, time.to_wall(r.timestamp_ms))
+        value_16 = RegularExpressionValue(r.topics, r.version, r.timestamp_ms)
         return ConsumerGroupKey(REGULAR_EXPRESSION, g, regex=r.regex), value_16
     if isinstance(r, ConsumerGroupPartitionMetadataRecord):
         topics = tuple(TopicMetadataValue(tid, name, n) for tid, name, n in r.topics)
@@ -131,7 +127,7 @@ def _key_and_value(r: ConsumerGroupRecord, time: TimeBase) -> tuple[ConsumerGrou
     raise TypeError(f"not a consumer-group record with a value: {r!r}")
 
 
-def encode_consumer_record(record: ConsumerGroupRecord, time: TimeBase) -> tuple[bytes, bytes | None]:
+def encode_consumer_record(record: ConsumerGroupRecord) -> tuple[bytes, bytes | None]:
     """(key, value) bytes of one consumer-group record; value None for a tombstone."""
     record_type = _TOMBSTONE_TYPES.get(type(record))
     if record_type is not None:
@@ -139,7 +135,7 @@ def encode_consumer_record(record: ConsumerGroupRecord, time: TimeBase) -> tuple
             record_type, record.group_id, getattr(record, "member_id", None), getattr(record, "regex", None)
         )
         return encode_consumer_key(key), None
-    key, value = _key_and_value(record, time)
+    key, value = _key_and_value(record)
     return encode_consumer_key(key), encode_consumer_value(value)
 
 
@@ -190,7 +186,7 @@ def _member_record(key: ConsumerGroupKey, v: MemberMetadataValue) -> ConsumerGro
     )
 
 
-def _record(key: ConsumerGroupKey, v: ConsumerValue, time: TimeBase) -> ConsumerGroupRecord:
+def _record(key: ConsumerGroupKey, v: ConsumerValue) -> ConsumerGroupRecord:
     g, member = key.group, key.member_id or ""
     if isinstance(v, GroupMetadataValue):
         return ConsumerGroupMetadataRecord(g, v.epoch, v.metadata_hash)
@@ -211,16 +207,14 @@ def _record(key: ConsumerGroupKey, v: ConsumerValue, time: TimeBase) -> Consumer
             canonical(v.partitions_pending_revocation),
         )
     if isinstance(v, RegularExpressionValue):
-        return ConsumerGroupRegexRecord(g, key.regex or "", v.topics, v.version, time.from_wall(v.timestamp))
+        return ConsumerGroupRegexRecord(g, key.regex or "", v.topics, v.version, v.timestamp)
     topics = tuple((t.topic_id, t.name, t.num_partitions) for t in v.topics)
     return ConsumerGroupPartitionMetadataRecord(g, topics)
 
 
-def decode_consumer_record(
-    key: ConsumerGroupKey, raw_value: bytes | None, time: TimeBase
-) -> ConsumerGroupRecord:
+def decode_consumer_record(key: ConsumerGroupKey, raw_value: bytes | None) -> ConsumerGroupRecord:
     """The typed record of a consumer-group key and value (a tombstone for a null value); raises
     `RecordFormatError` for bytes that are not a valid value of the key's type."""
     if raw_value is None:
         return _tombstone(key)
-    return _record(key, decode_consumer_value(key.record_type, raw_value), time)
+    return _record(key, decode_consumer_value(key.record_type, raw_value))

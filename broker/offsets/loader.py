@@ -48,7 +48,6 @@ from kafkito.broker.offsets.share_records import decode_share_record, is_share_k
 
 if TYPE_CHECKING:
     from kafkito.broker.log.partition_log import PartitionLog
-    from kafkito.broker.offsets.log_sink import TimeBase
 
 log = structlog.get_logger("kafkito.offsets")
 
@@ -205,9 +204,9 @@ def _is_commit(batch: bytes, header: BatchHeader) -> bool:
 
 
 def decode_records(
-    content: PartitionContent | dict[bytes, bytes | None], time: TimeBase, budget: int
+    content: PartitionContent | dict[bytes, bytes | None], budget: int
 ) -> Generator[None, None, DecodedPartition]:
-    """Turn the partition's content into coordinator records (clock-based timestamps) to replay.
+    """Turn the partition's content into coordinator records to replay (timestamps as stored: epoch ms).
 
     Classic group records come first, then consumer-group records (in `REPLAY_ORDER`), then offsets;
     offsets whose order against open transactions matters and the open transactions' offsets come
@@ -220,18 +219,18 @@ def decode_records(
     state = DecodedPartition(keys=len(latest))
     groups: list[CoordinatorRecord] = []
     offsets: list[CoordinatorRecord] = []
-    commit = CommitDecoder(time.from_wall).decode
+    commit = CommitDecoder().decode
     for i, (raw_key, raw_value) in enumerate(latest.items(), 1):
         if i % budget == 0:
             yield
         if raw_value is None or raw_key in written_at:
             continue
-        record = commit(raw_key, raw_value) or _decode_logged(raw_key, raw_value, time, state)
+        record = commit(raw_key, raw_value) or _decode_logged(raw_key, raw_value, state)
         if isinstance(record, OffsetCommitRecord):
             offsets.append(record)
         elif record is not None:
             groups.append(record)
-    ordered = _ordered(content, time, state)
+    ordered = _ordered(content, state)
     groups.extend(r for r in ordered if not isinstance(r, (OffsetCommitRecord, TxnOffsetCommitRecord)))
     state.records = _group_order(groups)
     head = len(state.records)
@@ -261,7 +260,7 @@ def _group_order(records: list[CoordinatorRecord]) -> list[CoordinatorRecord]:
     return classic + consumer
 
 
-def _ordered(content: PartitionContent, time: TimeBase, state: DecodedPartition) -> list[CoordinatorRecord]:
+def _ordered(content: PartitionContent, state: DecodedPartition) -> list[CoordinatorRecord]:
     """The offsets written while transactions were open and those transactions' records, in log order."""
     latest = content.latest
     entries: list[tuple[int, int, int, bytes, bytes | None]] = [
@@ -273,7 +272,7 @@ def _ordered(content: PartitionContent, time: TimeBase, state: DecodedPartition)
     for _offset, pid, epoch, key, value in entries:
         if value is None:
             continue
-        record = _decode_logged(key, value, time, state)
+        record = _decode_logged(key, value, state)
         if record is None:
             continue
         if pid >= 0 and isinstance(record, OffsetCommitRecord):
@@ -283,11 +282,9 @@ def _ordered(content: PartitionContent, time: TimeBase, state: DecodedPartition)
     return out
 
 
-def _decode_logged(
-    raw_key: bytes, raw_value: bytes, time: TimeBase, state: DecodedPartition
-) -> CoordinatorRecord | None:
+def _decode_logged(raw_key: bytes, raw_value: bytes, state: DecodedPartition) -> CoordinatorRecord | None:
     try:
-        record = _decode(raw_key, raw_value, time)
+        record = _decode(raw_key, raw_value)
     except RecordFormatError as exc:
         state.skipped += 1
         log.warning("offsets.undecodable_record", key=raw_key.hex(), error=str(exc))
@@ -297,8 +294,7 @@ def _decode_logged(
     return record
 
 
-def _decode(raw_key: bytes, raw_value: bytes, time: TimeBase) -> CoordinatorRecord | None:
-    from_wall = time.from_wall
+def _decode(raw_key: bytes, raw_value: bytes) -> CoordinatorRecord | None:
     offset_key = decode_offset_key(raw_key)
     if offset_key is not None:
         group_id, topic, partition = offset_key
@@ -307,15 +303,15 @@ def _decode(raw_key: bytes, raw_value: bytes, time: TimeBase) -> CoordinatorReco
             v.offset,
             v.metadata,
             v.leader_epoch,
-            from_wall(v.commit_timestamp),
-            None if v.expire_timestamp is None else from_wall(v.expire_timestamp),
+            v.commit_timestamp,
+            v.expire_timestamp,
         )
         return OffsetCommitRecord(group_id, TopicPartition(topic, partition), offset)
     if is_share_key(raw_key):
         return decode_share_record(raw_key, raw_value)
     key = decode_key(raw_key)
     if isinstance(key, ConsumerGroupKey):
-        return decode_consumer_record(key, raw_value, time)
+        return decode_consumer_record(key, raw_value)
     if not isinstance(key, GroupKey):
         return None
     value = decode_group_value(raw_value)
@@ -340,5 +336,5 @@ def _decode(raw_key: bytes, raw_value: bytes, time: TimeBase) -> CoordinatorReco
         value.protocol,
         value.leader,
         members,
-        None if ts < 0 else from_wall(ts),
+        None if ts < 0 else ts,
     )

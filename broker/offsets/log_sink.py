@@ -52,25 +52,8 @@ _SIZE_CHECK_FROM = 1_000  # smaller writes are cheap to encode: let the append j
 _PARTITION_CACHE_SIZE = 100_000
 
 
-class TimeBase:
-    """Converts between the coordinator's clock (monotonic in the broker) and the epoch milliseconds
-    the records carry, so stored timestamps mean what Kafka's mean and survive a restart."""
-
-    __slots__ = ("_delta", "wall_ms")
-
-    def __init__(self, clock: Clock, wall_ms: Callable[[], int]) -> None:
-        self.wall_ms = wall_ms
-        self._delta = wall_ms() - clock.now_ms()
-
-    def to_wall(self, clock_ms: int) -> int:
-        return clock_ms + self._delta
-
-    def from_wall(self, wall_ms: int) -> int:
-        return wall_ms - self._delta
-
-
-def group_value(record: GroupMetadataRecord, time: TimeBase) -> GroupValue:
-    """The group metadata value of `record`, its timestamp in wall-clock milliseconds."""
+def group_value(record: GroupMetadataRecord) -> GroupValue:
+    """The group metadata value of `record` (its state timestamp is the broker clock's epoch ms)."""
     members = tuple(
         MemberValue(
             m.member_id,
@@ -91,32 +74,33 @@ def group_value(record: GroupMetadataRecord, time: TimeBase) -> GroupValue:
         record.protocol_name,
         record.leader_id,
         members,
-        -1 if state_ts is None else time.to_wall(state_ts),
+        -1 if state_ts is None else state_ts,
     )
 
 
-def offset_value(offset: OffsetAndMetadata, time: TimeBase) -> OffsetValue:
-    expire = offset.expire_timestamp_ms
+def offset_value(offset: OffsetAndMetadata, now_ms: int) -> OffsetValue:
+    """The offset commit value of `offset`; a commit with no timestamp of its own (-1) is stamped now."""
     commit = offset.commit_timestamp_ms
     return OffsetValue(
         offset.offset,
         offset.metadata or "",
-        time.to_wall(commit) if commit >= 0 else time.wall_ms(),
+        commit if commit >= 0 else now_ms,
         offset.leader_epoch,
-        None if expire is None else time.to_wall(expire),
+        offset.expire_timestamp_ms,
     )
 
 
-def encode_record(record: CoordinatorRecord, time: TimeBase) -> tuple[bytes, bytes | None]:
-    """(key, value) bytes of one record in Kafka's formats; value None for a tombstone."""
+def encode_record(record: CoordinatorRecord, now_ms: int) -> tuple[bytes, bytes | None]:
+    """(key, value) bytes of one record in Kafka's formats, written at `now_ms` (epoch milliseconds);
+    value None for a tombstone."""
     if isinstance(record, (OffsetCommitRecord, TxnOffsetCommitRecord)):
         tp = record.partition
         key = encode_offset_key(record.group_id, tp.topic, tp.partition)
-        return key, encode_offset_value(offset_value(record.offset, time))
+        return key, encode_offset_value(offset_value(record.offset, now_ms))
     if isinstance(record, OffsetTombstone):
         return encode_offset_key(record.group_id, record.partition.topic, record.partition.partition), None
     if isinstance(record, GroupMetadataRecord):
-        return encode_group_key(record.group_id), encode_group_value(group_value(record, time))
+        return encode_group_key(record.group_id), encode_group_value(group_value(record))
     if isinstance(record, TransactionMarker):
         raise RecordFormatError("a transaction marker is a control batch, written by append_marker")
     if isinstance(record, GroupTombstone):
@@ -128,7 +112,7 @@ def encode_record(record: CoordinatorRecord, time: TimeBase) -> tuple[bytes, byt
 
     if is_share_group_record(record):
         return encode_share_record(record)  # type: ignore[arg-type]
-    return encode_consumer_record(record, time)  # type: ignore[arg-type]
+    return encode_consumer_record(record)  # type: ignore[arg-type]
 
 
 class LogRecordSink:
@@ -143,7 +127,7 @@ class LogRecordSink:
         self,
         logs: LogManager,
         num_partitions: int,
-        time: TimeBase,
+        clock: Clock,
         create_topic: Callable[[], bool] | None = None,
     ) -> None:
         self._logs = logs
@@ -151,7 +135,7 @@ class LogRecordSink:
         # only (a topic deleted later is not brought back: its writes fail as before).
         self._create_topic = create_topic
         self.num_partitions = num_partitions
-        self.time = time
+        self.clock = clock  # the broker's: epoch milliseconds, as the records carry them
         self.loading: set[int] = set()
         self.appends = 0
         self._partition_cache: dict[str, int] = {}
@@ -179,12 +163,12 @@ class LogRecordSink:
     def append(self, group_id: str, records: Sequence[CoordinatorRecord], done: AppendCallback) -> None:
         if self._create_topic is not None:
             self._first_write()
-        time = self.time
+        now_ms = self.clock.now_ms()
         if len(records) > _SIZE_CHECK_FROM and self._surely_too_large(group_id, records):
             done(ErrorCode.MESSAGE_TOO_LARGE)
             return
         try:
-            encoded = [encode_record(r, time) for r in records]
+            encoded = [encode_record(r, now_ms) for r in records]
         except RecordFormatError as exc:
             log.warning("offsets.record_unencodable", group=group_id, error=str(exc))
             done(ErrorCode.MESSAGE_TOO_LARGE)
@@ -193,7 +177,7 @@ class LogRecordSink:
         producer = None
         if isinstance(first, TxnOffsetCommitRecord):
             producer = (first.producer_id, first.producer_epoch)
-        done(self._append(group_id, encoded, producer))
+        done(self._append(group_id, encoded, now_ms, producer))
 
     def _surely_too_large(self, group_id: str, records: Sequence[CoordinatorRecord]) -> bool:
         """Whether the batch cannot fit the partition's max.message.bytes, known before encoding.
@@ -225,13 +209,14 @@ class LogRecordSink:
         self,
         group_id: str,
         records: Sequence[tuple[bytes, bytes | None]],
+        now_ms: int,
         producer: tuple[int, int] | None = None,
     ) -> ErrorCode:
         partition = self.partition_for(group_id)
         try:
             plog = self._logs.get_log(OFFSETS_TOPIC, partition)
             batch_producer = None if producer is None else (*producer, _next_sequence(plog, *producer))
-            plog.append(build_batch(records, self.time.wall_ms(), batch_producer))
+            plog.append(build_batch(records, now_ms, batch_producer))
         except LogError as exc:
             log.warning("offsets.append_failed", group=group_id, partition=partition, error=exc.code.name)
             return exc.code

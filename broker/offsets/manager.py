@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +12,7 @@ from kafkito.broker.chunked_load import ChunkedLoad, Defer, run_all
 from kafkito.broker.config import default
 from kafkito.broker.coordinator.offset_expiry import expired_offsets
 from kafkito.broker.log.errors import LogError
-from kafkito.broker.offsets.log_sink import OFFSETS_TOPIC, LogRecordSink, TimeBase
+from kafkito.broker.offsets.log_sink import OFFSETS_TOPIC, LogRecordSink
 from kafkito.purgatory import Clock
 
 if TYPE_CHECKING:
@@ -87,18 +87,15 @@ class OffsetsManager:
     (the broker passes `loop.call_soon`), so other connections are served meanwhile.
     """
 
-    def __init__(
-        self, logs: LogManager, config: OffsetsConfig, clock: Clock, wall_ms: Callable[[], int]
-    ) -> None:
+    def __init__(self, logs: LogManager, config: OffsetsConfig, clock: Clock) -> None:
         self.logs = logs
         self.config = config
         self.clock = clock
-        self.time = TimeBase(clock, wall_ms)
         # Created on first use, as Kafka does: the first group write, FindCoordinator for a group or a
         # Metadata request naming it (`ensure_topic`). Its 50 partitions cost a first start ~5 ms.
         exists = self._created = logs.topic(OFFSETS_TOPIC) is not None
         self.num_partitions = ensure_offsets_topic(logs, config) if exists else config.num_partitions
-        self.sink = LogRecordSink(logs, self.num_partitions, self.time, None if exists else self.ensure_topic)
+        self.sink = LogRecordSink(logs, self.num_partitions, clock, None if exists else self.ensure_topic)
         if exists:
             self.sink.loading.update(range(self.num_partitions))
         self._coordinator: GroupCoordinator | None = None
@@ -173,7 +170,7 @@ class OffsetsManager:
         started = self.clock.now_ms()
         budget = max(self.config.load_chunk_records, 1)
         content = yield from read_partition(plog, budget)
-        state = yield from decode_records(content, self.time, budget)
+        state = yield from decode_records(content, budget)
         # The same replay as at run time: the coordinator's state is what the records say.
         step = max(budget // 10, 1)
         for i, record in enumerate(state.records, 1):

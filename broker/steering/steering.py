@@ -35,7 +35,7 @@ class Steering:
     # -- time -----------------------------------------------------------------------------------
 
     def now_ms(self) -> int:
-        """The broker's clock: monotonic time plus every `advance` so far."""
+        """The broker's clock: epoch milliseconds moving with the monotonic clock, plus every `advance`."""
         return self._broker.clock.now_ms()
 
     def advance(self, ms: int) -> int:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import struct
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import replace
 
 from kafkito.broker.coordinator.results import TopicPartition
@@ -249,20 +249,6 @@ def _read_tagged_fields(meta: TransactionMetadata, data: bytes, pos: int) -> tup
         elif tag == _TAG_CLIENT_TXN_VERSION:
             meta = replace(meta, client_transaction_version=_I16.unpack(field)[0])
     return meta, pos
-
-
-# -- time bases -------------------------------------------------------------------------------------
-
-
-def convert_times(meta: TransactionMetadata, convert: Callable[[int], int]) -> TransactionMetadata:
-    """`meta` with its timestamps moved to another time base (-1, "none", stays -1).
-
-    The coordinator's clock is monotonic in the broker; the log holds wall-clock milliseconds, as
-    Kafka's does: the shell converts on the way out (`to_wall`) and on load (`from_wall`).
-    """
-    last = convert(meta.last_update_ms) if meta.last_update_ms >= 0 else meta.last_update_ms
-    start = convert(meta.start_ms) if meta.start_ms >= 0 else meta.start_ms
-    return replace(meta, last_update_ms=last, start_ms=start)
 
 
 # -- whole records ------------------------------------------------------------------------------------

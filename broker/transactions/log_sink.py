@@ -14,18 +14,17 @@ import structlog
 
 from kafkito.broker.log.errors import LogError
 from kafkito.broker.offsets.batches import build_batch
-from kafkito.broker.offsets.log_sink import TimeBase
 from kafkito.broker.transactions.codec import (
     TRANSACTION_STATE_TOPIC,
     RecordFormatError,
-    convert_times,
     encode_record,
     partition_for,
 )
 from kafkito.broker.transactions.config import TRANSACTION_STATE_TOPIC_CONFIGS
-from kafkito.broker.transactions.metadata import TransactionRecord, TxnLogRecord
+from kafkito.broker.transactions.metadata import TxnLogRecord
 from kafkito.broker.transactions.ports import AppendCallback
 from kafkito.protocol.errors import ErrorCode
+from kafkito.purgatory import Clock
 
 if TYPE_CHECKING:
     from kafkito.broker.log.manager import LogManager
@@ -58,14 +57,14 @@ class TxnLogSink:
         logs: LogManager,
         num_partitions: int,
         segment_bytes: int,
-        time: TimeBase,
+        clock: Clock,
         value_version: int = 0,
     ) -> None:
         self._logs = logs
         self._value_version = value_version  # the lowest value version written
         self.num_partitions = num_partitions
         self._segment_bytes = segment_bytes
-        self.time = time
+        self.clock = clock  # the broker's: epoch milliseconds, as the records carry them
         self.loading: set[int] = set()
         self.appends = 0
         self._cache: dict[str, int] = {}
@@ -95,17 +94,12 @@ class TxnLogSink:
 
     def append(self, transactional_id: str, records: Sequence[TxnLogRecord], done: AppendCallback) -> None:
         try:
-            encoded = [encode_record(self._to_wall(r), self._value_version) for r in records]
+            encoded = [encode_record(r, self._value_version) for r in records]
         except (RecordFormatError, ValueError) as exc:
             log.error("txn.record_unencodable", transactional_id=transactional_id, error=str(exc))
             done(ErrorCode.UNKNOWN_SERVER_ERROR)
             return
         done(self._append(transactional_id, encoded))
-
-    def _to_wall(self, record: TxnLogRecord) -> TxnLogRecord:
-        if isinstance(record, TransactionRecord):
-            return TransactionRecord(convert_times(record.metadata, self.time.to_wall))
-        return record
 
     def _append(self, transactional_id: str, records: Sequence[tuple[bytes, bytes | None]]) -> ErrorCode:
         try:
@@ -113,7 +107,7 @@ class TxnLogSink:
                 self.ensure_topic()
             partition = self.partition_for(transactional_id)
             plog = self._logs.get_log(TRANSACTION_STATE_TOPIC, partition)
-            plog.append(build_batch(records, self.time.wall_ms()))
+            plog.append(build_batch(records, self.clock.now_ms()))
         except LogError as exc:
             log.warning("txn.append_failed", transactional_id=transactional_id, error=exc.code.name)
             return exc.code

@@ -8,7 +8,7 @@ coordinator's `on_loaded`, which completes the transactions the log left prepare
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from typing import TYPE_CHECKING
 
 import structlog
@@ -16,16 +16,14 @@ import structlog
 from kafkito.broker import features
 from kafkito.broker.chunked_load import ChunkedLoad, Defer
 from kafkito.broker.offsets.loader import read_latest
-from kafkito.broker.offsets.log_sink import TimeBase
 from kafkito.broker.transactions.codec import (
     TRANSACTION_STATE_TOPIC,
     RecordFormatError,
-    convert_times,
     decode_record,
 )
 from kafkito.broker.transactions.config import TransactionConfig
 from kafkito.broker.transactions.log_sink import TxnLogSink
-from kafkito.broker.transactions.metadata import TransactionRecord, TxnLogRecord
+from kafkito.broker.transactions.metadata import TxnLogRecord
 from kafkito.purgatory import Clock
 
 if TYPE_CHECKING:
@@ -47,19 +45,17 @@ class TransactionsManager:
         config: TransactionConfig,
         segment_bytes: int,
         clock: Clock,
-        wall_ms: Callable[[], int],
         *,
         load_chunk_records: int = LOAD_CHUNK_RECORDS,
         load_inline_bytes: int = LOAD_INLINE_BYTES,
     ) -> None:
         self.logs = logs
         self.clock = clock
-        self.time = TimeBase(clock, wall_ms)
         self.sink = TxnLogSink(
             logs,
             config.state_log_num_partitions,
             segment_bytes,
-            self.time,
+            clock,
             features.transaction_log_value_version(),
         )
         if self.sink.topic_exists:
@@ -129,6 +125,4 @@ class TransactionsManager:
         except RecordFormatError as exc:
             log.warning("txn.undecodable_record", partition=partition, key=raw_key.hex(), error=str(exc))
             return None
-        if isinstance(record, TransactionRecord):
-            return TransactionRecord(convert_times(record.metadata, self.time.from_wall))
         return record

@@ -204,7 +204,7 @@ class KafkitoHandle:
     # -- clock ----------------------------------------------------------------------------------
 
     def now_ms(self) -> int:
-        """The broker clock (monotonic, plus every `advance`)."""
+        """The broker clock: epoch milliseconds moving with the monotonic clock, plus every `advance`."""
         return self.call(lambda: self.steering.now_ms())
 
     def advance(self, ms: int) -> int:

@@ -71,9 +71,11 @@ class Member:
 class Harness:
     """A coordinator on a ManualClock with an in-memory sink and topics."""
 
-    def __init__(self, config: CoordinatorConfig | None = None, topics: InMemoryTopics | None = None) -> None:
+    def __init__(
+        self, config: CoordinatorConfig | None = None, topics: InMemoryTopics | None = None, start_ms: int = 0
+    ) -> None:
         self.config = config or CoordinatorConfig()
-        self.clock = ManualClock()
+        self.clock = ManualClock(start_ms)  # a broker's clock tells epoch milliseconds
         self.timer = Timer(self.clock)
         self.sink = InMemoryRecordSink()
         self.topics = topics or InMemoryTopics()

@@ -80,9 +80,10 @@ class Harness:
 
     config: CoordinatorConfig = field(default_factory=CoordinatorConfig)
     sink: InMemoryRecordSink = field(default_factory=InMemoryRecordSink)
+    start_ms: int = 0  # where the clock starts: a broker's is epoch milliseconds
 
     def __post_init__(self) -> None:
-        self.clock = ManualClock()
+        self.clock = ManualClock(self.start_ms)
         self.timer = Timer(self.clock)
         self.coordinator = GroupCoordinator(self.config, self.clock, self.timer, self.sink)
         self.replies: list[Reply[JoinGroupResult] | Reply[SyncGroupResult]] = []

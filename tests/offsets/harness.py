@@ -20,8 +20,8 @@ RETENTION_MS = 7 * 24 * 3_600_000
 class OffsetsHarness:
     """`h` is a coordinator Harness (join/sync/commit shorthands) writing through an OffsetsManager.
 
-    Wall time (record timestamps) is `wall_start` + the ManualClock, so a restart can start a new
-    monotonic clock at 0 while wall time keeps going, as a real broker process restart does.
+    The ManualClock tells epoch milliseconds, as a broker's clock does: it starts at `wall_start`,
+    and a restart starts a new clock where the old one left off (plus a gap).
     """
 
     def __init__(
@@ -47,7 +47,7 @@ class OffsetsHarness:
             chunk=chunk,
             inline_bytes=inline_bytes,
         )
-        self.h = Harness(config=coordinator or CoordinatorConfig())
+        self.h = Harness(config=coordinator or CoordinatorConfig(), start_ms=wall_start)
         self.logs = LogManager(data_dir, dict(log_props or {}), time_ms=self.wall)
         self.manager = OffsetsManager(
             self.logs,
@@ -58,7 +58,6 @@ class OffsetsHarness:
                 load_inline_bytes=inline_bytes,
             ),
             self.h.clock,
-            self.wall,
         )
         self.manager.ensure_topic()  # the broker creates it on first use; tests write to it directly
         self.h.sink = self.manager.sink  # type: ignore[assignment]
@@ -68,7 +67,7 @@ class OffsetsHarness:
             self.manager.load_now(self.coordinator)
 
     def wall(self) -> int:
-        return self.wall_start + self.h.clock.now_ms()
+        return self.h.clock.now_ms()
 
     def restart(self, *, crash: bool = False, gap_ms: int = 1_000, **overrides: Any) -> OffsetsHarness:
         """A new broker on the same directory (`crash`: without closing the logs first)."""

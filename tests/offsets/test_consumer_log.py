@@ -43,7 +43,7 @@ from kafkito.broker.coordinator.records import (
     TxnOffsetCommitRecord,
 )
 from kafkito.broker.log import cleaner
-from kafkito.broker.offsets import OFFSETS_TOPIC, TimeBase
+from kafkito.broker.offsets import OFFSETS_TOPIC
 from kafkito.broker.offsets.batches import build_batch
 from kafkito.broker.offsets.consumer_log import decode_consumer_record
 from kafkito.broker.offsets.consumer_records import (
@@ -61,7 +61,6 @@ from kafkito.broker.offsets.loader import DecodedPartition, decode_records, read
 from kafkito.broker.offsets.log_sink import encode_record
 from kafkito.broker.offsets.records import OffsetValue, decode_key, encode_offset_key, encode_offset_value
 from kafkito.protocol.errors import ErrorCode
-from kafkito.purgatory import ManualClock
 from tests.offsets.harness import WALL_EPOCH, OffsetsHarness
 
 T = TypeVar("T")
@@ -78,10 +77,6 @@ def run(gen: Generator[None, None, T]) -> T:
             return stop.value  # type: ignore[no-any-return]
 
 
-def time_base(clock_ms: int = 0) -> TimeBase:
-    return TimeBase(ManualClock(clock_ms), lambda: WALL_EPOCH)
-
-
 def append(o: OffsetsHarness, group: str, records: Sequence[CoordinatorRecord]) -> None:
     errors: list[ErrorCode] = []
     o.manager.sink.append(group, records, errors.append)
@@ -92,7 +87,7 @@ def loaded(o: OffsetsHarness, partition: int = 0) -> DecodedPartition:
     """What the loader replays from the partition, as a broker start does."""
     plog = o.logs.get_log(OFFSETS_TOPIC, partition)
     content = run(read_partition(plog, 1_000))
-    return run(decode_records(content, o.manager.sink.time, 1_000))
+    return run(decode_records(content, 1_000))
 
 
 # -- typed record <-> bytes ---------------------------------------------------------------------
@@ -159,33 +154,29 @@ typed: st.SearchStrategy[ConsumerGroupRecord] = st.one_of(
 )
 
 
-@given(typed, st.integers(min_value=0, max_value=2**40))
-def test_every_typed_record_survives_the_log_encoding(record: ConsumerGroupRecord, clock_ms: int) -> None:
-    time = time_base(clock_ms)
-    raw_key, raw_value = encode_record(record, time)
+@given(typed, st.integers(min_value=0, max_value=2**42))
+def test_every_typed_record_survives_the_log_encoding(record: ConsumerGroupRecord, now_ms: int) -> None:
+    raw_key, raw_value = encode_record(record, now_ms)
     key = decode_key(raw_key)
     assert isinstance(key, ConsumerGroupKey) and key.group == record.group_id
-    assert decode_consumer_record(key, raw_value, time) == record
+    assert decode_consumer_record(key, raw_value) == record
     assert (raw_value is None) == type(record).__name__.endswith("Tombstone")
 
 
-def test_a_regex_timestamp_is_wall_clock_on_the_log() -> None:
-    time = time_base(clock_ms=5_000)  # the coordinator's clock reads 5 s when the wall reads WALL_EPOCH
-    record = ConsumerGroupRegexRecord("g", "t.*", ("ta",), 3, 6_000)
-    _, raw_value = encode_record(record, time)
+def test_a_regex_timestamp_is_stored_as_the_epoch_ms_it_was_stamped_with() -> None:
+    record = ConsumerGroupRegexRecord("g", "t.*", ("ta",), 3, WALL_EPOCH + 1_000)
+    raw_key, raw_value = encode_record(record, WALL_EPOCH + 60_000)  # written a minute later
     assert raw_value is not None and raw_value.endswith((WALL_EPOCH + 1_000).to_bytes(8, "big") + b"\x00")
-    # A broker restarted later, its clock back at 0, reads the same instant on its own clock.
-    later = TimeBase(ManualClock(0), lambda: WALL_EPOCH + 60_000)
-    key = decode_key(encode_record(record, time)[0])
+    key = decode_key(raw_key)
     assert isinstance(key, ConsumerGroupKey)
-    assert decode_consumer_record(key, raw_value, later) == record._replace(timestamp_ms=1_000 - 60_000)
+    assert decode_consumer_record(key, raw_value) == record
 
 
 def test_assignments_written_in_any_order_read_back_canonical() -> None:
     # Kafka writes a member's topics in its map's order; the coordinator's form is sorted.
     value = CurrentMemberAssignmentValue(3, 2, 0, ((T2, (5, 1)), (T1, (0,)), (T2, (7,))), ())
     key = ConsumerGroupKey(CURRENT_MEMBER_ASSIGNMENT, "g", "m")
-    record = decode_consumer_record(key, encode_consumer_value(value), time_base())
+    record = decode_consumer_record(key, encode_consumer_value(value))
     assert record == ConsumerGroupCurrentAssignmentRecord(
         "g", "m", 3, 2, 0, ((T1, (0,)), (T2, (1, 5, 7))), ()
     )
@@ -298,7 +289,7 @@ def test_a_kafka_40_partition_loads(tmp_path: Path) -> None:
     ]
     key = decode_key(encode_consumer_key(ConsumerGroupKey(4, "old")))
     assert isinstance(key, ConsumerGroupKey)
-    assert decode_consumer_record(key, encode_consumer_value(topics), o.manager.sink.time) == (
+    assert decode_consumer_record(key, encode_consumer_value(topics)) == (
         ConsumerGroupPartitionMetadataRecord("old", ((T1, "orders", 3),))
     )
 
@@ -386,7 +377,7 @@ def test_dump_prints_consumer_group_records_readably(
             ),
             ConsumerGroupMetadataRecord("cg", 4, -5),
             ConsumerGroupCurrentAssignmentRecord("cg", "m1", 4, 3, 0, a, ()),
-            ConsumerGroupRegexRecord("cg", "o.*", ("orders",), 2, 0),
+            ConsumerGroupRegexRecord("cg", "o.*", ("orders",), 2, WALL_EPOCH),
             ConsumerGroupMemberTombstone("cg", "gone"),
         ],
     )

@@ -25,18 +25,17 @@ GROUP = "cg"
 
 class Broker:
     """The consumer-group half of a broker on a data directory: the coordinator (the consumer
-    groups harness, on its own ManualClock from 0 as a fresh process) writing through a real
-    OffsetsManager, loaded from the directory before serving."""
+    groups harness, on its own ManualClock that starts at `wall_start`, epoch milliseconds as a
+    broker's) writing through a real OffsetsManager, loaded from the directory before serving."""
 
     def __init__(
         self, data_dir: Path, topics: InMemoryTopics, wall_start: int, log_props: dict[str, Any]
     ) -> None:
         self.data_dir = data_dir
-        self.wall_start = wall_start
         self.log_props = log_props
-        self.h = Harness(CoordinatorConfig(), topics)
+        self.h = Harness(CoordinatorConfig(), topics, start_ms=wall_start)
         self.logs = LogManager(data_dir, dict(log_props), time_ms=self.wall)
-        self.manager = OffsetsManager(self.logs, OffsetsConfig(num_partitions=3), self.h.clock, self.wall)
+        self.manager = OffsetsManager(self.logs, OffsetsConfig(num_partitions=3), self.h.clock)
         self.h.sink = self.manager.sink  # type: ignore[assignment]
         self.h.coordinator = GroupCoordinator(
             self.h.config, self.h.clock, self.h.timer, self.manager.sink, topics=topics
@@ -44,7 +43,7 @@ class Broker:
         self.manager.load_now(self.h.coordinator)
 
     def wall(self) -> int:
-        return self.wall_start + self.h.clock.now_ms()
+        return self.h.clock.now_ms()
 
     def restart(self, gap_ms: int = 5_000) -> Broker:
         self.logs.close()
@@ -66,11 +65,9 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
 
 
 def state_of(b: Broker) -> dict[str, Any]:
-    """Everything a consumer group's records determine; timestamps as wall-clock ms (a restarted
-    broker's clock starts again at 0)."""
+    """Everything a consumer group's records determine."""
     group = b.group
     assert group is not None
-    to_wall = b.manager.sink.time.to_wall
     return {
         "epochs": (group.group_epoch, group.assignment_epoch, group.metadata_hash),
         "state": group.state,
@@ -80,7 +77,7 @@ def state_of(b: Broker) -> dict[str, Any]:
         "static": dict(group.static_members),
         "names": +group.subscribed_names,
         "regex_counts": +group.regex_counts,
-        "regexes": {r: (v.topics, v.version, to_wall(v.timestamp_ms)) for r, v in group.regexes.items()},
+        "regexes": {r: (v.topics, v.version, v.timestamp_ms) for r, v in group.regexes.items()},
         "described": b.h.coordinator.describe_consumer_groups([GROUP]),
     }
 
@@ -176,11 +173,9 @@ def test_the_restart_uses_a_fresh_clock_and_regex_timestamps_keep_their_wall_tim
     group = broker.group
     assert group is not None
     (resolved,) = group.regexes.values()
-    wall = broker.manager.sink.time.to_wall(resolved.timestamp_ms)
     restarted = broker.restart()
-    assert restarted.h.clock.now_ms() == 0
+    assert restarted.h.clock.now_ms() > resolved.timestamp_ms  # a new process, later
     group = restarted.group
     assert group is not None
     (again,) = group.regexes.values()
-    assert again.timestamp_ms < 0  # before the new process started
-    assert restarted.manager.sink.time.to_wall(again.timestamp_ms) == wall
+    assert again.timestamp_ms == resolved.timestamp_ms  # the stored epoch time, as it was

@@ -15,7 +15,7 @@ from kafkito.broker.coordinator.offset_expiry import expired_offsets
 from kafkito.broker.offsets.records import GroupKey, OffsetKey
 from kafkito.protocol.errors import ErrorCode
 from tests.coordinator.harness import SESSION_MS
-from tests.offsets.harness import OffsetsHarness
+from tests.offsets.harness import WALL_EPOCH, OffsetsHarness
 
 RETENTION = 60_000
 T0 = TopicPartition("t", 0)
@@ -132,8 +132,8 @@ def test_rebalancing_or_non_consumer_stable_groups_expire_nothing() -> None:
 def test_explicit_expire_timestamp_takes_precedence(tmp_path: Path) -> None:
     o = OffsetsHarness(tmp_path, retention_ms=RETENTION)
     # OffsetCommit v2-v4 retention time: one expires long before retention, one long after.
-    o.h.commit("g", {T0: OffsetAndMetadata(1, "", -1, 0, 1_000)})
-    o.h.commit("g", {U0: OffsetAndMetadata(2, "", -1, 0, RETENTION * 5)})
+    o.h.commit("g", {T0: OffsetAndMetadata(1, "", -1, o.h.now, o.h.now + 1_000)})
+    o.h.commit("g", {U0: OffsetAndMetadata(2, "", -1, o.h.now, o.h.now + RETENTION * 5)})
     o.h.advance(1_000)
     assert o.manager.expire() == 1
     assert offsets(o) == {U0: 2}
@@ -141,7 +141,7 @@ def test_explicit_expire_timestamp_takes_precedence(tmp_path: Path) -> None:
     assert o.manager.expire() == 0
     # The explicit expiry is persisted (offset value v1) and still applies after a restart.
     r = o.restart(gap_ms=0)
-    r.h.advance(RETENTION * 5 - r.h.now - (RETENTION * 2 + 1_000) - 1)
+    r.h.advance(WALL_EPOCH + RETENTION * 5 - r.h.now - 1)
     assert r.manager.expire() == 0
     r.h.advance(1)
     assert r.manager.expire() == 1

@@ -62,7 +62,7 @@ def test_a_commit_is_one_batch_of_v1_keys_and_v3_values_in_the_groups_partition(
 
 def test_a_commit_with_an_explicit_expiry_is_written_as_offset_value_v1(tmp_path: Path) -> None:
     o = OffsetsHarness(tmp_path)
-    o.h.commit("g", {T0: OffsetAndMetadata(1, "", -1, 0, 60_000)})
+    o.h.commit("g", {T0: OffsetAndMetadata(1, "", -1, WALL_EPOCH, WALL_EPOCH + 60_000)})
     [(_, value)] = o.records("g")
     assert value == OffsetValue(1, "", WALL_EPOCH, -1, WALL_EPOCH + 60_000)
 
@@ -91,7 +91,7 @@ def test_group_record_on_stable_carries_members_assignments_and_protocol(tmp_pat
     assert [m.assignment for m in value.members] == [leader.encode(), follower.encode()]
     group = o.coordinator.get_group("g")
     assert group is not None and group.state_timestamp_ms is not None
-    assert value.current_state_timestamp == WALL_EPOCH + group.state_timestamp_ms
+    assert value.current_state_timestamp == group.state_timestamp_ms
 
 
 def test_group_record_on_empty_has_no_members(tmp_path: Path) -> None:
@@ -101,7 +101,7 @@ def test_group_record_on_empty_has_no_members(tmp_path: Path) -> None:
     o.h.leave("g", LeavingMember(leader), LeavingMember(follower))
     assert o.h.state() is GroupState.EMPTY
     _, last = [(k, v) for k, v in o.records("g") if isinstance(k, GroupKey)][-1]
-    assert last == GroupValue("consumer", 2, None, None, (), WALL_EPOCH + o.h.now)
+    assert last == GroupValue("consumer", 2, None, None, (), o.h.now)
 
 
 def test_static_replacement_in_stable_rewrites_the_group_record_with_the_new_id(tmp_path: Path) -> None:
@@ -253,10 +253,7 @@ def test_commits_near_max_message_bytes_are_judged_by_their_encoded_size(tmp_pat
         offsets = {TopicPartition("topic", p): OffsetAndMetadata(p, "m") for p in range(count)}
         size = len(
             build_batch(
-                [
-                    encode_record(OffsetCommitRecord("g", tp, om), o.manager.time)
-                    for tp, om in offsets.items()
-                ],
+                [encode_record(OffsetCommitRecord("g", tp, om), o.wall()) for tp, om in offsets.items()],
                 0,
             )
         )

@@ -53,13 +53,13 @@ actions = st.one_of(
 
 
 def served(o: OffsetsHarness) -> dict[str, Any]:
-    """Every group's committed and pending offsets, timestamps as wall time."""
+    """Every group's committed and pending offsets."""
     out: dict[str, Any] = {}
     for group in GROUPS:
         g = o.coordinator.get_group(group)
         offsets = {} if g is None else g.offsets
         out[group] = {
-            tp: (om.offset, om.metadata, om.leader_epoch, o.wall_start + om.commit_timestamp_ms)
+            tp: (om.offset, om.metadata, om.leader_epoch, om.commit_timestamp_ms)
             for tp, om in offsets.items()
         }
         out[f"pending:{group}"] = {

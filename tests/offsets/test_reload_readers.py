@@ -167,8 +167,7 @@ def general(key: bytes, value: bytes) -> OffsetCommitRecord | None:
         v = decode_offset_value(value)
     except RecordFormatError:
         return None
-    expire = None if v.expire_timestamp is None else v.expire_timestamp - 5
-    offset = OffsetAndMetadata(v.offset, v.metadata, v.leader_epoch, v.commit_timestamp - 5, expire)
+    offset = OffsetAndMetadata(v.offset, v.metadata, v.leader_epoch, v.commit_timestamp, v.expire_timestamp)
     return OffsetCommitRecord(parsed[0], TopicPartition(parsed[1], parsed[2]), offset)
 
 
@@ -190,7 +189,7 @@ def general(key: bytes, value: bytes) -> OffsetCommitRecord | None:
 def test_the_commit_decoder_builds_what_the_general_decoder_builds(
     entries: list[tuple[str, str, int, OffsetValue, str, int]],
 ) -> None:
-    decoder = CommitDecoder(lambda wall: wall - 5)
+    decoder = CommitDecoder()
     for group, topic, partition, value, damage, at in entries:
         key, raw = encode_offset_key(group, topic, partition), encode_offset_value(value)
         if damage == "truncate":
@@ -212,7 +211,7 @@ def test_the_commit_decoder_builds_what_the_general_decoder_builds(
 
 
 def test_the_commit_decoder_shares_group_ids_and_partitions() -> None:
-    decoder = CommitDecoder(lambda wall: wall)
+    decoder = CommitDecoder()
     raw = encode_offset_value(OffsetValue(5, "", 10, 1))
     first = decoder.decode(encode_offset_key("group", "t", 0), raw)
     second = decoder.decode(encode_offset_key("group", "t", 1), raw)

@@ -215,7 +215,6 @@ def durable(group: ClassicGroup) -> bool:
 
 
 def view(o: OffsetsHarness) -> dict[str, Any]:
-    to_wall = o.manager.time.to_wall
     out: dict[str, Any] = {}
     for g in o.coordinator.groups():
         if not durable(g):
@@ -238,8 +237,8 @@ def view(o: OffsetsHarness) -> dict[str, Any]:
                 om.offset,
                 om.metadata,
                 om.leader_epoch,
-                to_wall(om.commit_timestamp_ms),
-                None if om.expire_timestamp_ms is None else to_wall(om.expire_timestamp_ms),
+                om.commit_timestamp_ms,
+                om.expire_timestamp_ms,
             )
             for tp, om in g.offsets.items()
         }
@@ -251,14 +250,14 @@ def view(o: OffsetsHarness) -> dict[str, Any]:
             protocol_type=g.protocol_type,
             protocol=protocol,
             leader=g.leader_id,
-            state_wall_ms=to_wall(ts) if became_empty and ts is not None else None,
+            state_wall_ms=ts if became_empty else None,
             members=members,
             offsets=offsets,
         )
     for group_id in (*GROUPS, SIMPLE):
         pending = o.coordinator.pending_transactional_offsets(group_id)
         out[f"pending:{group_id}"] = {
-            pid: {tp: (om.offset, om.metadata, to_wall(om.commit_timestamp_ms)) for tp, om in p.items()}
+            pid: {tp: (om.offset, om.metadata, om.commit_timestamp_ms) for tp, om in p.items()}
             for pid, p in pending.items()
         }
     return out

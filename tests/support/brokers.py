@@ -15,6 +15,7 @@ from typing import Any, Self, TypeVar
 
 from kafkito.broker.app import Broker
 from kafkito.broker.config import Config
+from kafkito.purgatory import SteerableClock
 from tests.support.net import free_port, wait_for_port
 
 T = TypeVar("T")
@@ -24,9 +25,10 @@ __all__ = ["ProcessBroker", "ThreadBroker", "free_port", "wait_for_port"]
 class ThreadBroker:
     """A Broker running on its own event loop in a daemon thread of the test process."""
 
-    def __init__(self, config: Config, use_uvloop: bool = True) -> None:
+    def __init__(self, config: Config, use_uvloop: bool = True, clock: SteerableClock | None = None) -> None:
         self.config = config
         self._use_uvloop = use_uvloop
+        self._clock = clock  # the broker's clock (injected: e.g. a monotonic source that starts near 0)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.broker: Broker | None = None
         self._thread: threading.Thread | None = None
@@ -44,7 +46,7 @@ class ThreadBroker:
             asyncio.set_event_loop(loop)
             self.loop = loop
             try:
-                self.broker = Broker(self.config)
+                self.broker = Broker(self.config, clock=self._clock)
                 loop.run_until_complete(self.broker.start())
             except BaseException as exc:
                 started.set_exception(exc)

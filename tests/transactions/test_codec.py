@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from kafkito.broker.coordinator.results import TopicPartition
 from kafkito.broker.transactions.codec import (
     RecordFormatError,
-    convert_times,
     decode_key,
     decode_record,
     decode_value,
@@ -179,11 +178,3 @@ def test_values_round_trip(
         client_transaction_version=client_version,
     )
     assert decode_value("id", encode_value(meta, version)) == meta
-
-
-def test_times_move_between_clock_bases_and_none_stays_none() -> None:
-    moved = convert_times(ONGOING, lambda ms: ms + 1_000_000)
-    assert (moved.last_update_ms, moved.start_ms) == (1_000_005, 1_000_003)
-    idle = replace(ONGOING, state=TxnState.EMPTY, partitions=frozenset(), start_ms=-1)
-    assert convert_times(idle, lambda ms: ms + 10).start_ms == -1
-    assert convert_times(moved, lambda ms: ms - 1_000_000) == ONGOING

@@ -27,7 +27,7 @@ class Node:
     def __init__(
         self, data_dir: Path, markers: RecordingMarkerWriter, ids: CountingIds, chunk: int = 5_000
     ) -> None:
-        self.clock = ManualClock()
+        self.clock = ManualClock(WALL_AT_START)  # a broker's clock tells epoch milliseconds
         self.logs = LogManager(data_dir)
         self.config = TransactionConfig(state_log_num_partitions=5)
         self.manager = TransactionsManager(
@@ -35,16 +35,12 @@ class Node:
             self.config,
             SEGMENT_BYTES,
             self.clock,
-            self._wall,
             load_chunk_records=chunk,
             load_inline_bytes=0 if chunk < 5_000 else 1 << 20,
         )
         self.coordinator = TransactionCoordinator(
             self.config, self.clock, Timer(self.clock), markers, ids, self.manager.sink
         )
-
-    def _wall(self) -> int:
-        return WALL_AT_START + self.clock.now_ms()
 
     def close(self) -> None:
         self.coordinator.shutdown()
