@@ -50,9 +50,20 @@ def produce(
                      values, producer_id=pid, epoch=epoch, sequence=seq, transactional=True)}]}])  # fmt: skip
 
 
-def end(side: Side, tid: str, pid: int, epoch: int, commit: bool, label: str) -> None:
+def end(
+    side: Side, tid: str, pid: int, epoch: int, commit: bool, label: str, topic: str | None = None
+) -> None:
+    """EndTxn; with `topic`, then wait until its markers are written (Kafka writes them after answering)."""
     side.request_settled(END_TXN, 4, label, SETTLING, transactional_id=tid, producer_id=pid, producer_epoch=epoch,
                          committed=commit)  # fmt: skip
+    if topic is not None:
+        side.wait_for(f"the markers of {label}", lambda: _latest(side, topic, 1) == _latest(side, topic, 0))
+
+
+def _latest(side: Side, t: str, isolation: int) -> int | None:
+    r = side.quietly(LIST_OFFSETS, 9, replica_id=-1, isolation_level=isolation,
+                     topics=[{"name": t, "partitions": [{"partition_index": 0, "current_leader_epoch": -1, "timestamp": -1}]}])  # fmt: skip
+    return None if r is None else int(r.topics[0].partitions[0].offset)
 
 
 def read_committed(side: Side, t: str, label: str) -> None:
@@ -89,11 +100,11 @@ def transaction_commit_and_abort(side: Side) -> None:
                  topics=[{"name": t, "partitions": [{"partition_index": 0, "committed_offset": 2,
                                                      "committed_leader_epoch": -1, "committed_metadata": ""}]}])  # fmt: skip
     side.request(DESCRIBE_TXNS, 0, "ongoing", transactional_ids=[tid, side.name("never")])
-    end(side, tid, pid, epoch, True, "commit")
+    end(side, tid, pid, epoch, True, "commit", t)
     read_committed(side, t, "after commit")
     add_partition(side, tid, pid, epoch, t, "second transaction")
     produce(side, tid, pid, epoch, 2, t, "one record", [b"a1"])
-    end(side, tid, pid, epoch, False, "abort")
+    end(side, tid, pid, epoch, False, "abort", t)
     read_committed(side, t, "after abort")
     end(side, tid, pid, epoch, True, "commit with no transaction open")
     side.request(
