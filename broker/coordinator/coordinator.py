@@ -416,12 +416,7 @@ class GroupCoordinator:
     ) -> tuple[ErrorCode, dict[TopicPartition, PartitionOffset]]:
         """OffsetFetch of one group (all committed partitions when `partitions` is None). A member of a
         consumer group (v9: member id and epoch) must be known and at its epoch."""
-        consumer = self._rt.consumer_groups.get(group_id) if group_id is not None else None
-        if consumer is not None and member_id is not None and member_epoch != -1:
-            failure = consumer.validate_offset_fetch(member_id, member_epoch)
-            if failure is not None:
-                return failure, {}
-        return self._offsets.fetch(group_id, partitions, require_stable)
+        return self._offsets.fetch(group_id, partitions, require_stable, member_id, member_epoch)
 
     @entry
     def delete_offsets(

@@ -25,7 +25,11 @@ from kafkito.broker.coordinator.records import (
     TransactionMarker,
     TxnOffsetCommitRecord,
 )
-from kafkito.broker.coordinator.requests import OffsetCommitRequest, TxnOffsetCommitRequest
+from kafkito.broker.coordinator.requests import (
+    MEMBER_EPOCH_COMMIT_VERSION,
+    OffsetCommitRequest,
+    TxnOffsetCommitRequest,
+)
 from kafkito.broker.coordinator.results import (
     NO_OFFSET,
     CommitCallback,
@@ -67,27 +71,45 @@ def is_empty(group: OffsetGroup) -> bool:
 def commit_target(
     rt: Runtime, request: OffsetCommitRequest | TxnOffsetCommitRequest
 ) -> OffsetGroup | ErrorCode:
-    """The group an OffsetCommit or TxnOffsetCommit writes to (created for a commit from outside any
-    group), or the error; the group type judges the member (`validate_offset_commit`)."""
+    """The group an OffsetCommit or TxnOffsetCommit writes to, or the error (Kafka's
+    OffsetMetadataManager.validateOffsetCommit and validateTransactionalOffsetCommit).
+
+    An unknown group is created (empty, classic, with no protocol: it only stores offsets) for a commit
+    from outside any group (generation -1, whatever member id it names); a commit naming a generation
+    of a group that does not exist is GROUP_ID_NOT_FOUND from OffsetCommit v9, ILLEGAL_GENERATION before
+    and for TxnOffsetCommit. A share group refuses offset commits (GROUP_ID_NOT_FOUND). Otherwise the
+    group type judges the member (`validate_offset_commit`).
+    """
     error = rt.validate_group_status(request.group_id, allow_empty_id=True)
     if error is not None:
         return error
     group_id = request.group_id
     assert group_id is not None
     transactional = isinstance(request, TxnOffsetCommitRequest)
+    api_version = (
+        request.api_version if isinstance(request, OffsetCommitRequest) else MEMBER_EPOCH_COMMIT_VERSION
+    )
+    if group_id in rt.share_groups:
+        return ErrorCode.GROUP_ID_NOT_FOUND  # as Kafka's ShareGroup: "not a consumer group"
     consumer = rt.consumer_groups.get(group_id)
     if consumer is not None:
         # A consumer group checks the member epoch (STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID).
         failure = consumer.validate_offset_commit(
-            request.member_id, request.group_instance_id, request.generation_id, transactional=transactional
+            request.member_id,
+            request.group_instance_id,
+            request.generation_id,
+            transactional=transactional,
+            api_version=api_version,
         )
         return consumer if failure is None else failure
     group = rt.groups.get(group_id)
     if group is None:
         if request.generation_id >= 0:
-            # A member of a generation this coordinator never saw: reject.
+            # A member of a generation this coordinator never saw.
+            if not transactional and api_version >= MEMBER_EPOCH_COMMIT_VERSION:
+                return ErrorCode.GROUP_ID_NOT_FOUND
             return ErrorCode.ILLEGAL_GENERATION
-        # Not using Kafka for membership (simple consumer or admin client): allow the commit.
+        # Not using Kafka for membership (simple consumer, admin client, assigned partitions): allow it.
         group = rt.get_or_create_group(group_id)
     error = group.validate_offset_commit(
         request.member_id, request.group_instance_id, request.generation_id, transactional=transactional
@@ -166,15 +188,27 @@ class OffsetManager:
     # -- OffsetFetch, OffsetDelete, expiry ------------------------------------------------------
 
     def fetch(
-        self, group_id: str | None, partitions: Sequence[TopicPartition] | None, require_stable: bool
+        self,
+        group_id: str | None,
+        partitions: Sequence[TopicPartition] | None,
+        require_stable: bool,
+        member_id: str | None = None,
+        member_epoch: int = -1,
     ) -> tuple[ErrorCode, dict[TopicPartition, PartitionOffset]]:
-        """Committed offsets regardless of group state; -1 for unknown partitions and groups."""
+        """Committed offsets regardless of group state; -1 for unknown partitions and groups (a share
+        group, whose offsets are not these, is answered as unknown, as Kafka does). A consumer group
+        checks the member a v9+ request names (`ConsumerGroup.validate_offset_fetch`); a classic group
+        checks nobody."""
         error = self.rt.validate_group_status(group_id, allow_empty_id=True)
         if error is not None:
             return error, {}
         group = self.rt.offsets_of(group_id)  # type: ignore[arg-type]
         if group is None or is_dead(group):
             return ErrorCode.NONE, dict.fromkeys(partitions or (), _NO_OFFSET_FETCHED)
+        if not isinstance(group, ClassicGroup):
+            failure = group.validate_offset_fetch(member_id, member_epoch)
+            if failure is not None:
+                return failure, {}
         wanted = list(group.offsets) if partitions is None else partitions
         result: dict[TopicPartition, PartitionOffset] = {}
         txn = self.rt.txn_offsets

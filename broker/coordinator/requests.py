@@ -41,14 +41,21 @@ class SyncGroupRequest(NamedTuple):
     assignments: Mapping[str, bytes]
 
 
+MEMBER_EPOCH_COMMIT_VERSION = 9
+"""OffsetCommit v9 (KIP-848): new-protocol members commit with their epoch, and a commit naming a
+generation of a group that does not exist is GROUP_ID_NOT_FOUND (ILLEGAL_GENERATION before)."""
+
+
 class OffsetCommitRequest(NamedTuple):
-    """OffsetCommit of one group: generation -1 and member "" for commits from outside the group."""
+    """OffsetCommit of one group: generation -1 for commits from outside the group (member "", or the
+    id a KIP-848 consumer gave itself). `api_version` is the request's (the newest when not said)."""
 
     group_id: str | None
     member_id: str
     group_instance_id: str | None
     generation_id: int
     offsets: Mapping[TopicPartition, OffsetAndMetadata]
+    api_version: int = MEMBER_EPOCH_COMMIT_VERSION
 
 
 class TxnOffsetCommitRequest(NamedTuple):

@@ -151,6 +151,7 @@ class _Commit:
             request.group_instance_id if self.version >= 7 else None,
             request.generation_id_or_member_epoch,
             self.offsets,
+            self.version,
         )
 
     async def in_chunks(self) -> bytes:

@@ -166,7 +166,7 @@ def test_commit_errors_per_partition_and_per_group(topics: ThreadBroker) -> None
         too_big = commit(client, 9, "g", {("t", 1): 1}, metadata="x" * 4097)
         assert too_big == {("t", 1): ErrorCode.OFFSET_METADATA_TOO_LARGE}
         assert commit(client, 9, "new", {("t", 0): 1}, generation=3, member_id="m") == {
-            ("t", 0): ErrorCode.ILLEGAL_GENERATION
+            ("t", 0): ErrorCode.GROUP_ID_NOT_FOUND
         }
         assert commit(client, 9, "g", {("t", 0): 1}, generation=0, member_id="m") == {
             ("t", 0): ErrorCode.UNKNOWN_MEMBER_ID

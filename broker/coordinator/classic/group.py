@@ -147,14 +147,15 @@ class ClassicGroup:
         """Kafka's validateOffsetCommit: who may commit to this group now (None: allowed).
 
         A member commits with its id and generation, in Stable and PreparingRebalance (its heartbeat
-        then tells it about the rebalance), not while the assignment is being completed. Anyone else
-        (generation -1, no member id: simple consumers, admin clients) commits to an Empty group only.
-        A transactional commit (TxnOffsetCommit) is checked only for what it names: before v3 it names
-        no member, and it is not held back by a rebalance.
+        then tells it about the rebalance), not while the assignment is being completed. Generation -1
+        commits to an Empty group whatever member id it names: the group only stores offsets then
+        (simple consumers, admin clients, a KIP-848 consumer that assigns its partitions itself and
+        names its own member id). A transactional commit (TxnOffsetCommit) is checked only for what it
+        names: before v3 it names no member, and it is not held back by a rebalance.
         """
         if self.state is GroupState.DEAD:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE
-        if transactional and generation_id < 0 and self.state is GroupState.EMPTY:
+        if generation_id < 0 and self.state is GroupState.EMPTY:
             return None  # from outside the group's membership, as Kafka's check allows first
         if generation_id >= 0 or member_id != UNKNOWN_MEMBER_ID or group_instance_id is not None:
             error = self.validate_member(member_id, group_instance_id)
@@ -163,11 +164,9 @@ class ClassicGroup:
             if error is None and not transactional and self.state is GroupState.COMPLETING_REBALANCE:
                 error = ErrorCode.REBALANCE_IN_PROGRESS
             return error
-        if transactional:
-            return None
-        if self.state is not GroupState.EMPTY:
-            return ErrorCode.UNKNOWN_MEMBER_ID  # only members commit to a non-empty group
-        return None
+        # No member named, and the group is not Empty: only a transactional commit may (it names none
+        # before v3); a plain commit must come from a member.
+        return None if transactional else ErrorCode.UNKNOWN_MEMBER_ID
 
     def is_leader(self, member_id: str) -> bool:
         return self._leader_id == member_id

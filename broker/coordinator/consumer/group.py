@@ -30,6 +30,7 @@ from kafkito.broker.coordinator.consumer.records import (
     from_assignment,
 )
 from kafkito.broker.coordinator.consumer.state import ConsumerGroupState, MemberState
+from kafkito.broker.coordinator.requests import MEMBER_EPOCH_COMMIT_VERSION
 from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
 from kafkito.protocol.errors import ErrorCode
 
@@ -209,28 +210,43 @@ class ConsumerGroup:
     # -- offsets (the interface offset_manager uses on every group type) ------------------------
 
     def validate_offset_commit(
-        self, member_id: str, instance_id: str | None, member_epoch: int, transactional: bool = False
+        self,
+        member_id: str,
+        instance_id: str | None,
+        member_epoch: int,
+        transactional: bool = False,
+        api_version: int = MEMBER_EPOCH_COMMIT_VERSION,
     ) -> ErrorCode | None:
         """Kafka's ConsumerGroup.validateOffsetCommit: a commit from outside the group (epoch -1) is
-        allowed only while the group has no members; a member must be known and at its epoch."""
+        allowed only while the group has no members, and so is a TxnOffsetCommit naming nobody (no
+        member id, generation or instance id); a member must be known and at its epoch. A member of the
+        new protocol commits with OffsetCommit v9+ (UNSUPPORTED_VERSION below)."""
         if member_epoch < 0 and not self.members:
+            return None
+        if transactional and member_epoch == -1 and member_id == "" and instance_id is None:
             return None
         member = self.members.get(member_id)
         if member is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
+        classic = member.classic_member is not None
+        if not transactional and not classic and api_version < MEMBER_EPOCH_COMMIT_VERSION:
+            return ErrorCode.UNSUPPORTED_VERSION
         if member_epoch != member.member_epoch:
             # A classic member knows generations, not epochs (and so does a transactional commit).
-            classic = member.classic_member is not None
             return ErrorCode.ILLEGAL_GENERATION if classic or transactional else ErrorCode.STALE_MEMBER_EPOCH
         return None
 
-    def validate_offset_fetch(self, member_id: str, member_epoch: int) -> ErrorCode | None:
-        """Kafka's ConsumerGroup.validateOffsetFetch for a member naming itself (epoch -1: admin)."""
-        member = self.members.get(member_id)
+    def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> ErrorCode | None:
+        """Kafka's ConsumerGroup.validateOffsetFetch: no member id and epoch -1 (admin clients, older
+        versions) fetches freely; a named member must be known and at its epoch."""
+        if member_id is None and member_epoch < 0:
+            return None
+        member = self.members.get(member_id) if member_id is not None else None
         if member is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
         if member_epoch != member.member_epoch:
-            return ErrorCode.STALE_MEMBER_EPOCH
+            classic = member.classic_member is not None
+            return ErrorCode.ILLEGAL_GENERATION if classic else ErrorCode.STALE_MEMBER_EPOCH
         return None
 
     def has_pending_offset_commit(self, tp: TopicPartition) -> bool:
