@@ -11,6 +11,7 @@ import argparse
 import gc
 import sys
 from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kafkito.broker.cli_parser import KafkitoParser, VersionAction, finish
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from kafkito.broker.app import Broker
     from kafkito.broker.config import Config
     from kafkito.broker.control.address import ControlAddress
+    from kafkito.broker.ready_file import ReadyFile
 
 
 def _add_serve(sub: argparse._SubParsersAction[KafkitoParser]) -> None:
@@ -50,6 +52,11 @@ def _add_serve(sub: argparse._SubParsersAction[KafkitoParser]) -> None:
     serve.add_argument("--http-allow-remote", action="store_true", help="let --http bind off loopback")
     serve.add_argument("--http-write", action="store_true", help="console may delete topics, reset offsets")
     serve.add_argument("--banner", action="store_true", help="once listening, print how to try it (make run)")
+    serve.add_argument(
+        "--ready-file",
+        metavar="PATH",
+        help="once serving, write the bound ports here as JSON (with --port 0: learn the port; docs/cli.md)",
+    )
 
 
 def _parser(command: str | None = None) -> KafkitoParser:
@@ -101,7 +108,7 @@ def _checked_config(args: argparse.Namespace) -> tuple[Config, ControlAddress | 
     """The config, checked before anything is created on disk; warns about unknown property names."""
     import structlog
 
-    from kafkito.broker.preflight import check, topic_default_properties, unknown_properties
+    from kafkito.broker.preflight import check, check_ready_file, topic_default_properties, unknown_properties
 
     if args.nodes < 1:
         raise ValueError(f"--nodes must be at least 1, not {args.nodes}")
@@ -118,6 +125,8 @@ def _checked_config(args: argparse.Namespace) -> tuple[Config, ControlAddress | 
     if ignored:
         log.warning("config.not_used", properties=ignored, hint="kafkito does not use them; ignored")
     check(config, args.nodes)
+    if args.ready_file is not None:
+        check_ready_file(Path(args.ready_file))
     return config, control
 
 
@@ -139,6 +148,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         import asyncio
 
         from kafkito.broker.app import Broker
+        from kafkito.broker.log.dir_lock import DataDirInUse
         from kafkito.broker.server import KafkaConnection  # noqa: F401  (Broker.start's import, done here with gc paused)
 
         runner: Runner
@@ -153,10 +163,13 @@ def _run_serve(args: argparse.Namespace) -> int:
         gc.enable()
     runner = _tuning_malloc(runner)
     broker = Broker(config, args.nodes)
+    ready = _ready_file(args)
+    if ready is not None:
+        runner = _writing(ready, broker, runner)
     try:
         # 0 after a clean stop, 1 when a component failed to close (logged); a second signal exits at once.
         if args.http is not None:
-            return _serve_http(args, broker, control, runner)
+            return _serve_http(args, broker, control, runner, ready)
         if control is None:
             return runner(_serve_with_banner(broker) if args.banner else broker.serve())
         from kafkito.broker.control.server import ControlBindError, serve_with_control
@@ -166,6 +179,9 @@ def _run_serve(args: argparse.Namespace) -> int:
         except ControlBindError as exc:  # the broker did not start
             print(f"kafkito: --control {control.host}:{control.port}: {exc.strerror}", file=sys.stderr)
             return 2
+    except DataDirInUse as exc:  # another broker holds the data dir: nothing was started
+        print(f"kafkito serve: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:  # the listener could not bind after all (taken since the check)
         print(
             f"kafkito serve: cannot listen on {config.host}:{config.port} ({exc.strerror})", file=sys.stderr
@@ -192,7 +208,26 @@ def _tuning_malloc(runner: Runner) -> Runner:
     return lambda main: runner(tuned(main))
 
 
-def _serve_http(args: argparse.Namespace, broker: Broker, control: ControlAddress | None, runner: Any) -> int:
+def _ready_file(args: argparse.Namespace) -> ReadyFile | None:
+    if args.ready_file is None:
+        return None
+    from kafkito.broker.ready_file import ReadyFile
+
+    return ReadyFile(args.ready_file, console=args.http is not None)
+
+
+def _writing(ready: ReadyFile, broker: Broker, runner: Runner) -> Runner:
+    """`runner`, writing the ready file once the broker serves (`--ready-file`)."""
+    return lambda main: runner(ready.serve(broker, main))
+
+
+def _serve_http(
+    args: argparse.Namespace,
+    broker: Broker,
+    control: ControlAddress | None,
+    runner: Any,
+    ready: ReadyFile | None = None,
+) -> int:
     """Serve with the web console (and the control endpoint, sharing its server on the same port)."""
     from kafkito.broker.console.options import parse_console_options
     from kafkito.broker.console.sites import HttpBindError, serve_http
@@ -202,8 +237,14 @@ def _serve_http(args: argparse.Namespace, broker: Broker, control: ControlAddres
     except ValueError as exc:
         print(f"kafkito serve: {exc}", file=sys.stderr)
         return 2
+    hooks = [hook for hook in (_banner if args.banner else None, ready and ready.console_started) if hook]
+
+    def started(broker: Broker, url: str | None) -> None:
+        for hook in hooks:
+            hook(broker, url)
+
     try:
-        status: int = runner(serve_http(broker, control, console, _banner if args.banner else None))
+        status: int = runner(serve_http(broker, control, console, started if hooks else None))
     except HttpBindError as exc:  # the broker did not start
         print(f"kafkito: {exc.flag} {exc.address.host}:{exc.address.port}: {exc.strerror}", file=sys.stderr)
         return 2
@@ -244,10 +285,21 @@ def _banner(broker: Broker, console_url: str | None = None) -> None:
         f"  .venv/bin/kafkito consume events --from-beginning --print-key --group readers{to}\n"
         f"  .venv/bin/kafkito groups describe readers{to}\n"
         + (f"Web console: {console_url}\n" if console_url else "")
+        + _console_warning(broker, console_url)
         + "Ctrl-C stops the broker.\n",
         file=sys.stderr,
         flush=True,
     )
+
+
+def _console_warning(broker: Broker, console_url: str | None) -> str:
+    """A banner line when the console serves past the broker's authentication or ACLs."""
+    if console_url is None:
+        return ""
+    from kafkito.broker.console.exposure import warning
+
+    text = warning(broker.config)
+    return f"WARNING: {text}\n" if text else ""
 
 
 def _control_address(args: argparse.Namespace) -> ControlAddress | None:

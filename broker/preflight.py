@@ -254,3 +254,12 @@ def check_listeners(config: Config) -> None:
     from kafkito.broker.auth.listener_security import check_listener_settings
 
     check_listener_settings(config)
+
+
+def check_ready_file(path: Path) -> None:
+    """`--ready-file PATH` can be written once the broker serves: its directory exists and is writable."""
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise PreflightError(f"--ready-file {path} is a directory: pass a file path")
+    if not parent.is_dir() or not _writable(parent):
+        raise PreflightError(f"--ready-file {path}: {parent} is not a writable directory")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import kafkito
-from tests.support.net import free_port, wait_for_port
+from tests.support.waiting import wait_until
 
 
 def _refused(tmp_path: Path, *args: str, data: Path | None = None) -> str:
@@ -130,14 +130,14 @@ def test_values_kafka_refuses(tmp_path: Path) -> None:
 
 
 def _serve(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
-    port = free_port()
+    ready = tmp_path / "ready.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kafkito", "serve", "--port", str(port), "--data-dir", str(tmp_path / "data"),
-         "--log-format", "json", *args],
+        [sys.executable, "-m", "kafkito", "serve", "--port", "0", "--data-dir", str(tmp_path / "data"),
+         "--log-format", "json", "--ready-file", str(ready), *args],
         stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    wait_for_port("127.0.0.1", port)
-    proc.port = port  # type: ignore[attr-defined]
+    wait_until(ready.exists, what="the ready file")
+    proc.port = json.loads(ready.read_text())["port"]  # type: ignore[attr-defined]
     return proc
 
 

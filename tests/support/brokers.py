@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -17,6 +18,7 @@ from kafkito.broker.app import Broker
 from kafkito.broker.config import Config
 from kafkito.purgatory import SteerableClock
 from tests.support.net import free_port, wait_for_port
+from tests.support.waiting import wait_until
 
 T = TypeVar("T")
 __all__ = ["ProcessBroker", "ThreadBroker", "free_port", "wait_for_port"]
@@ -94,7 +96,11 @@ class ThreadBroker:
 
 
 class ProcessBroker:
-    """`kafkito serve` as a child process: for crash (SIGKILL) and restart tests."""
+    """`kafkito serve` as a child process: for crash (SIGKILL) and restart tests.
+
+    Without a `port` the child binds a free one itself (`--port 0`) and says which in its
+    `--ready-file`; later starts (restarts) ask for that same port again, so that clients keep
+    their bootstrap address."""
 
     def __init__(
         self,
@@ -107,36 +113,63 @@ class ProcessBroker:
         """`args`: more `serve` arguments, after the `--set`s; `also_wait`: other ports (HTTP) the
         broker opens, waited for before the Kafka one."""
         self.data_dir = Path(data_dir)
-        self.port = port or free_port()
+        self._port = port
         self.props = dict(props or {})
         self.args = list(args)
         self.also_wait = list(also_wait)
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = self.data_dir.parent / f"{self.data_dir.name}-broker.log"
+        self.ready_path = self.data_dir.parent / f"{self.data_dir.name}-ready.json"
+        self.ready: dict[str, Any] = {}  # the last start's ready file (broker.ready_file)
+
+    @property
+    def port(self) -> int:
+        if self._port is None:
+            raise RuntimeError("the broker has not started yet: its port is known once it serves")
+        return self._port
 
     @property
     def bootstrap(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 30.0) -> Self:
+    def command(self) -> list[str]:
         cmd = [
             sys.executable, "-m", "kafkito", "serve",
-            "--host", "127.0.0.1", "--port", str(self.port), "--data-dir", str(self.data_dir),
-            "--log-format", "json",
+            "--host", "127.0.0.1", "--port", str(self._port or 0), "--data-dir", str(self.data_dir),
+            "--log-format", "json", "--ready-file", str(self.ready_path),
         ]  # fmt: skip
         for k, v in self.props.items():
             cmd += ["--set", f"{k}={v}"]
-        cmd += self.args
+        return cmd + self.args
+
+    def start(self, timeout: float = 30.0) -> Self:
+        self.ready_path.unlink(missing_ok=True)
         logf = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child
-        self.proc = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=os.environ.copy())
+        self.proc = subprocess.Popen(
+            self.command(), stdout=logf, stderr=subprocess.STDOUT, env=os.environ.copy()
+        )
         logf.close()
         try:
-            for port in (*self.also_wait, self.port):
+            self.ready = wait_until(self._read_ready, timeout, "the broker's ready file")
+            for port in self.also_wait:
                 wait_for_port("127.0.0.1", port, timeout)
-        except TimeoutError:
+        except (AssertionError, TimeoutError, ChildProcessError) as exc:
             self.kill()
-            raise RuntimeError(f"broker did not start; log:\n{self.log_path.read_text()[-4000:]}") from None
+            log = self.log_path.read_text()[-4000:]
+            raise RuntimeError(f"broker did not start ({exc}); log:\n{log}") from None
+        self._port = int(self.ready["port"])
         return self
+
+    def _read_ready(self) -> dict[str, Any] | None:
+        """The ready file once the child wrote it (it is renamed into place whole)."""
+        assert self.proc is not None
+        try:
+            found: dict[str, Any] = json.loads(self.ready_path.read_text())
+        except FileNotFoundError:
+            if self.proc.poll() is not None:
+                raise ChildProcessError(f"kafkito serve exited with {self.proc.returncode}") from None
+            return None
+        return found
 
     def kill(self) -> None:
         """SIGKILL: no shutdown code runs."""
