@@ -17,14 +17,13 @@ from kafkito.broker.coordinator.consumer.results import (
     ConsumerMemberDescription,
     WireAssignment,
 )
-from kafkito.broker.handlers.describe_groups import GROUP_OPERATIONS
+from kafkito.broker.security.supported_operations import GROUP_OPERATIONS_BITS, NOT_REQUESTED
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 69
 VERSIONS = (0, 1)
 
-AUTHORIZED_OPERATIONS_OMITTED = -(2**31)  # Kafka's "not requested"; the field is a plain int32 here
-GROUP_OPERATIONS_BITS = sum(1 << bit for bit in GROUP_OPERATIONS)
+AUTHORIZED_OPERATIONS_OMITTED = NOT_REQUESTED  # the field is a plain int32 here
 
 
 class ConsumerGroupDescribeRequestBody(Protocol):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kafkito.broker.context import RequestContext
+from kafkito.broker.security.supported_operations import CLUSTER_OPERATIONS
 from kafkito.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
@@ -24,7 +25,16 @@ _CONTROLLERS_ENDPOINT = 2
 class DescribeClusterRequest(Protocol):
     """The fields of kafka-python's DescribeClusterRequest this handler reads."""
 
+    include_cluster_authorized_operations: bool
     endpoint_type: int  # v1+
+
+
+def _operations(request: DescribeClusterRequest) -> set[int] | None:
+    """No authorizer: every cluster operation, when asked for (None: Kafka's "not requested"); with
+    one, `authorized_operations.describe_cluster` puts the principal's."""
+    if not request.include_cluster_authorized_operations:
+        return None
+    return {int(op) for op in CLUSTER_OPERATIONS}
 
 
 def handle(ctx: RequestContext, request: DescribeClusterRequest) -> Any:
@@ -48,6 +58,7 @@ def handle(ctx: RequestContext, request: DescribeClusterRequest) -> Any:
         cluster_id=cluster.cluster_id,
         controller_id=cluster.controller_id,
         brokers=[_broker(cluster, node_id, ctx.listener) for node_id in cluster.live_nodes()],
+        authorized_operations=_operations(request),
     )
 
 

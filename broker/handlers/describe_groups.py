@@ -12,14 +12,12 @@ from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator.results import DescribedGroup
+from kafkito.broker.security.supported_operations import GROUP_OPERATIONS
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 15
 VERSIONS = (0, 6)
 
-# No authorizer: every group operation is allowed: READ (3), DELETE (6), DESCRIBE (8), as bit numbers
-# of the bitfield (the codec takes a set of them; None encodes Kafka's "not requested", INT32_MIN).
-GROUP_OPERATIONS = frozenset({3, 6, 8})
 DEAD = "Dead"
 GROUP_ID_NOT_FOUND_VERSION = 6
 
@@ -38,8 +36,12 @@ def _is_absent(described: DescribedGroup) -> bool:
     return described.error == ErrorCode.NONE and described.summary.state == DEAD
 
 
-def _absent(ctx: RequestContext, group_id: str, consumer_group_ids: frozenset[str]) -> dict[str, Any]:
-    """A group described as Kafka 4 describes one that is not a live classic group."""
+def _absent(
+    ctx: RequestContext, group_id: str, consumer_group_ids: frozenset[str], operations: set[int] | None
+) -> dict[str, Any]:
+    """A group described as Kafka 4 describes one that is not a live classic group (before v6 with no
+    error, so with the authorized operations asked for, as Kafka fills them for every group it answers
+    without an error)."""
     fields: dict[str, Any] = dict(
         error_code=ErrorCode.NONE,
         group_id=group_id,
@@ -47,9 +49,11 @@ def _absent(ctx: RequestContext, group_id: str, consumer_group_ids: frozenset[st
         protocol_type="",
         protocol_data="",
         members=[],
+        authorized_operations=operations,
     )
     if ctx.version >= GROUP_ID_NOT_FOUND_VERSION:
         fields["error_code"] = ErrorCode.GROUP_ID_NOT_FOUND
+        fields["authorized_operations"] = None
         if group_id in consumer_group_ids:
             fields["error_message"] = f"Group {group_id} is not a classic group."
         else:
@@ -91,14 +95,14 @@ def _described(d: DescribedGroup, operations: set[int] | None) -> dict[str, Any]
 
 
 def handle(ctx: RequestContext, request: DescribeGroupsRequestBody) -> Any:
-    operations = None
+    operations = None  # the codec encodes None as Kafka's "not requested" (INT32_MIN)
     if ctx.version >= 3 and request.include_authorized_operations:
-        operations = set(GROUP_OPERATIONS)
+        operations = {int(op) for op in GROUP_OPERATIONS}  # no authorizer: every one
     described = ctx.groups.describe_groups(request.groups)
     absent = [d.group_id for d in described if _is_absent(d)]
     consumer_ids = _consumer_group_ids(ctx, absent)
     groups = [
-        _absent(ctx, d.group_id, consumer_ids) if _is_absent(d) else _described(d, operations)
+        _absent(ctx, d.group_id, consumer_ids, operations) if _is_absent(d) else _described(d, operations)
         for d in described
     ]
     return ctx.response(throttle_time_ms=0, groups=groups)

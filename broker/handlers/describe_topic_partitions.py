@@ -21,13 +21,13 @@ from kafkito.broker.handlers.metadata import INTERNAL_TOPICS
 from kafkito.broker.handlers.replicas import live_nodes, partition_isr, partition_leader, partition_replicas
 from kafkito.broker.log.errors import LogError
 from kafkito.broker.log.manager import TopicInfo, validate_topic_name
+from kafkito.broker.security.supported_operations import TOPIC_OPERATIONS_BITS
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 75
 VERSIONS = (0, 0)
 
 _ZERO_ID = uuid.UUID(int=0)
-_NO_OPERATIONS = -(2**31)
 
 
 class TopicRequest(Protocol):
@@ -72,7 +72,9 @@ def _topic(
         topic_id=topic_id,
         is_internal=name in INTERNAL_TOPICS,
         partitions=partitions,
-        topic_authorized_operations=_NO_OPERATIONS,
+        # No authorizer: every topic operation (Kafka fills them for each topic it may describe, known
+        # or not); with one, authorized_operations.with_topic_partitions_operations puts the principal's.
+        topic_authorized_operations=TOPIC_OPERATIONS_BITS,
     )
 
 

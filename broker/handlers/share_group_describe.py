@@ -13,11 +13,9 @@ from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator.share.describe import ShareGroupDescription, ShareMemberDescription
-from kafkito.broker.handlers.consumer_group_describe import (
-    AUTHORIZED_OPERATIONS_OMITTED,
-    GROUP_OPERATIONS_BITS,
-)
 from kafkito.broker.handlers.share_group_heartbeat import share_groups_off
+from kafkito.broker.security.supported_operations import GROUP_OPERATIONS_BITS
+from kafkito.broker.security.supported_operations import NOT_REQUESTED as AUTHORIZED_OPERATIONS_OMITTED
 from kafkito.protocol.errors import ErrorCode
 
 _OFF = "The version of API is not supported."

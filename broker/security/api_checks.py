@@ -18,6 +18,7 @@ from kafkito.broker.security.authorized_operations import (
     describe_cluster,
     with_group_operations,
     with_metadata_operations,
+    with_topic_partitions_operations,
 )
 from kafkito.broker.security.group_checks import (
     add_partitions_to_txn,
@@ -271,7 +272,7 @@ CHECKS: dict[int, Check] = {
     69: with_group_operations(  # ConsumerGroupDescribe
         strings("group_ids", "groups", Res.GROUP, Op.DESCRIBE, GROUP_DENIED, "group_id")
     ),
-    75: _describe_topic_partitions,
+    75: with_topic_partitions_operations(_describe_topic_partitions),
     # Share groups (KIP-932): the group's READ or DESCRIBE; ShareFetch/ShareAcknowledge READ each topic.
     76: group_check(Op.READ),  # ShareGroupHeartbeat
     77: with_group_operations(  # ShareGroupDescribe

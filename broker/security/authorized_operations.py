@@ -13,17 +13,20 @@ from kafkito.broker.context import RequestContext
 from kafkito.broker.security.acls import CLUSTER_NAME
 from kafkito.broker.security.acls import AclOperation as Op
 from kafkito.broker.security.acls import ResourceType as Res
-from kafkito.broker.security.request_checks import Check, Handler, auth, then
-
-TOPIC_OPERATIONS = (Op.READ, Op.WRITE, Op.CREATE, Op.DELETE, Op.ALTER, Op.DESCRIBE, Op.DESCRIBE_CONFIGS,
-                    Op.ALTER_CONFIGS)  # fmt: skip
-GROUP_OPERATIONS = (Op.READ, Op.DELETE, Op.DESCRIBE)
-CLUSTER_OPERATIONS = (Op.CREATE, Op.ALTER, Op.DESCRIBE, Op.CLUSTER_ACTION, Op.DESCRIBE_CONFIGS,
-                      Op.ALTER_CONFIGS, Op.IDEMPOTENT_WRITE)  # fmt: skip
+from kafkito.broker.security.request_checks import TOPIC_DENIED, Check, Handler, auth, then
+from kafkito.broker.security.supported_operations import (
+    CLUSTER_OPERATIONS,
+    GROUP_OPERATIONS,
+    TOPIC_OPERATIONS,
+    bits,
+)
 
 
 def cluster_operations(ctx: RequestContext) -> set[int]:
-    return auth(ctx).operations(ctx, Res.CLUSTER, CLUSTER_NAME, CLUSTER_OPERATIONS)
+    """The principal's cluster operations; none at all unless it may DESCRIBE the cluster (Kafka's
+    Metadata and DescribeCluster answer 0 then)."""
+    operations = auth(ctx).operations(ctx, Res.CLUSTER, CLUSTER_NAME, CLUSTER_OPERATIONS)
+    return operations if Op.DESCRIBE in operations else set()
 
 
 def put(holder: Any, operations: set[int]) -> None:
@@ -32,7 +35,7 @@ def put(holder: Any, operations: set[int]) -> None:
     if getattr(field, "_type_str", "") == "bitfield":
         holder.authorized_operations = operations
     else:
-        holder.authorized_operations = sum(1 << op for op in operations)
+        holder.authorized_operations = bits(operations)
 
 
 def with_group_operations(check: Check) -> Check:
@@ -68,8 +71,27 @@ def with_metadata_operations(check: Check) -> Check:
                 put(response, cluster_operations(ctx))
             if topics:
                 for topic in response.topics:
-                    if topic.error_code == 0 and topic.name is not None:
+                    # Every topic it may describe, known or not (refused ones keep "not requested").
+                    if topic.error_code != TOPIC_DENIED and topic.name is not None:
                         put(topic, authorizer.operations(ctx, Res.TOPIC, topic.name, TOPIC_OPERATIONS))
+
+        return then(check(ctx, request, handler), change)
+
+    return fill
+
+
+def with_topic_partitions_operations(check: Check) -> Check:
+    """`check`, then DescribeTopicPartitions' topic operations: the principal's, for each topic it may
+    describe (those refused TOPIC_AUTHORIZATION_FAILED keep Kafka's "not requested")."""
+
+    def fill(ctx: RequestContext, request: Any, handler: Handler) -> Any:
+        authorizer = auth(ctx)
+
+        def change(response: Any) -> None:
+            for topic in response.topics:
+                if topic.error_code != TOPIC_DENIED:
+                    operations = authorizer.operations(ctx, Res.TOPIC, topic.name, TOPIC_OPERATIONS)
+                    topic.topic_authorized_operations = bits(operations)
 
         return then(check(ctx, request, handler), change)
 

@@ -14,7 +14,8 @@ from tests.support.brokers import ThreadBroker
 from tests.support.waiting import wait_until
 from tests.support.wire import WireClient
 
-GROUP_OPERATIONS_BITS = (1 << 3) | (1 << 6) | (1 << 8)  # READ, DELETE, DESCRIBE
+# READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS (Kafka 4)
+GROUP_OPERATIONS_BITS = sum(1 << op for op in (3, 6, 8, 10, 11))
 OMITTED = -(2**31)
 
 
