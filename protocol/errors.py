@@ -150,3 +150,21 @@ class KafkaError(Exception):
         super().__init__(message or code.name)
         self.code = code
         self.message = message
+
+
+# The text Kafka's `Errors` gives each error, for the few errors a whole-request answer carries here
+# (refusals, handler failures, parked requests past their deadline, unserved APIs). Some of Kafka's
+# error responses put this canned text on the wire; the others drop a message equal to it.
+DEFAULT_MESSAGES: dict[ErrorCode, str] = {
+    ErrorCode.UNKNOWN_SERVER_ERROR: "The server experienced an unexpected error when processing the request.",
+    ErrorCode.REQUEST_TIMED_OUT: "The request timed out.",
+    ErrorCode.TOPIC_AUTHORIZATION_FAILED: "Topic authorization failed.",
+    ErrorCode.GROUP_AUTHORIZATION_FAILED: "Group authorization failed.",
+    ErrorCode.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
+    ErrorCode.UNSUPPORTED_VERSION: "The version of API is not supported.",
+    ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "Transactional Id authorization failed.",
+}
+
+
+class NoErrorResponse(Exception):
+    """The request has no error response (Produce with acks=0): Kafka closes the connection instead."""

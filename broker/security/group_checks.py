@@ -119,8 +119,9 @@ def consumer_group_heartbeat(ctx: RequestContext, request: Any, handler: Handler
         return refuse(ctx, request, GROUP_DENIED)
     names = request.subscribed_topic_names or ()
     denied = sorted(n for n in set(names) if not authorizer.authorize(ctx, Op.DESCRIBE, Res.TOPIC, n))
-    if denied:
-        return refuse(ctx, request, TOPIC_DENIED, f"The following topics are not authorized: {denied}")
+    if denied:  # Kafka's own answer here, naming the topics (its getErrorResponse carries no message)
+        message = f"The following topics are not authorized: {denied}"
+        return ctx.response(error_code=TOPIC_DENIED, error_message=message)
     return handler.handle(ctx, request)
 
 

@@ -17,8 +17,8 @@ from kafkito.broker.security.acls import AclOperation as Op
 from kafkito.broker.security.acls import ResourceType as Res
 from kafkito.broker.security.authorizer import Authorizer
 from kafkito.protocol.codec import build_response, response_class
-from kafkito.protocol.error_response import _mirror, error_response
-from kafkito.protocol.errors import ErrorCode
+from kafkito.protocol.error_response import error_response, mirror
+from kafkito.protocol.errors import ErrorCode, NoErrorResponse
 
 
 class Handler(Protocol):
@@ -48,15 +48,19 @@ def auth(ctx: RequestContext) -> Authorizer:
 
 
 def refuse(ctx: RequestContext, request: Any, error: ErrorCode, message: str | None = None) -> Any:
-    """The whole request answered with one error."""
-    return error_response(ctx.header.api_key, ctx.version, request, error, message)
+    """The whole request answered with one error, as Kafka's getErrorResponse answers it; a request that
+    takes no answer (Produce with acks=0) closes the connection, as in Kafka."""
+    response = error_response(ctx.header.api_key, ctx.version, request, error, message)
+    if response is None:
+        raise NoErrorResponse(f"{error.name} for a request that takes no response")
+    return response
 
 
 def _mirrored(ctx: RequestContext, entry: Any, out: str, error: ErrorCode) -> Any:
     """The response entry (of `response.<out>`) answering one request entry with `error`."""
     api_key, version = ctx.header.api_key, ctx.version
     array = response_class(api_key, version)._struct.fields[out]
-    mirrored = _mirror(array, entry, version, error, None)
+    mirrored = mirror(array, entry, version, error, None)
     _partitions_by_index(array, entry, mirrored, version, error)
     built = build_response(api_key, version, **{out: [mirrored]})
     return getattr(built, out)[0]
