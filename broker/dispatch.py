@@ -1,4 +1,9 @@
-"""Turn one request frame into its encoded response: version checks, decode, handler call, encode (no I/O)."""
+"""Turn one request frame into its encoded response: version checks, decode, handler call, encode (no I/O).
+
+A handler that raises is answered UNKNOWN_SERVER_ERROR in its API's error shape (the connection stays
+open, the traceback is logged once); a parked request is answered at its deadline if its completion
+never comes (`handlers/parked_deadline.py`).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ import structlog
 
 from kafkito.broker import logging_setup
 from kafkito.broker.handlers import HANDLERS, KAFKA4_MINIMUMS, VERSIONS, api_versions
+from kafkito.broker.handlers.parked_deadline import deadline_ms, timeout_error, with_deadline
 from kafkito.broker.handlers.registry import Handler
 from kafkito.broker.spliced import Spliced
 from kafkito.broker.steering.intercept import Request, steer
@@ -29,7 +35,7 @@ from kafkito.protocol.codec import (
     response_header_v1,
 )
 from kafkito.protocol.error_response import error_response
-from kafkito.protocol.errors import ErrorCode
+from kafkito.protocol.errors import ErrorCode, NoErrorResponse
 
 if TYPE_CHECKING:
     from kafkito.broker.app import Broker
@@ -149,12 +155,7 @@ def dispatch(
     if route is None:
         return _api_versions_too_new(broker, correlation_id)
     handler, flexible, header_v1, decode = route
-    try:
-        header = parse_request_header(frame, flexible)
-        body_at = header.body_offset
-        request = decode_request(frame, header) if decode is None else decode(frame, body_at, api_version)
-    except MalformedRequest as exc:
-        raise CloseConnection(str(exc)) from exc
+    header, request = _read(frame, flexible, decode, api_version)
     if logging_setup.debug_enabled:  # a filtered structlog call still costs ~0.9 µs: skip it on the hot path
         log.debug(
             "request",
@@ -169,16 +170,32 @@ def dispatch(
     if broker.steered or context_type.authorizer is not None:
         return _steered(Request(broker, handler, header, request, peer_host, header_v1, context_type))
     # `answer`, inlined: one call less per request on the hot path.
-    result = handler.handle(context_type(header, peer_host), request)
-    if result is None:
-        return None
-    if isinstance(result, bytes):
-        return frame_body(result, correlation_id, header_v1)
-    if isinstance(result, Spliced):
-        return result.framed(correlation_id, header_v1)
-    if inspect.isawaitable(result):
-        return _finish(result, header)
-    return encode_response(result, correlation_id)
+    try:
+        result = handler.handle(context_type(header, peer_host), request)
+        if result is None:
+            return None
+        if isinstance(result, bytes):
+            return frame_body(result, correlation_id, header_v1)
+        if isinstance(result, Spliced):
+            return result.framed(correlation_id, header_v1)
+        if inspect.isawaitable(result):
+            return _finish(parked(broker, result, header, request, peer_host), header, request, peer_host)
+        return encode_response(result, correlation_id)
+    except Exception as exc:
+        return _failure_reply(exc, header, request, peer_host)
+
+
+def _read(
+    frame: bytes, flexible: bool, decode: Callable[[bytes, int, int], Any] | None, api_version: int
+) -> tuple[RequestHeader, Any]:
+    """The request's header and body; a malformed frame closes the connection (CloseConnection)."""
+    try:
+        header = parse_request_header(frame, flexible)
+        if decode is None:
+            return header, decode_request(frame, header)
+        return header, decode(frame, header.body_offset, api_version)
+    except MalformedRequest as exc:
+        raise CloseConnection(str(exc)) from exc
 
 
 def _steered(request: Request) -> Reply | Awaitable[Reply]:
@@ -187,10 +204,15 @@ def _steered(request: Request) -> Reply | Awaitable[Reply]:
         from kafkito.broker.security.api_checks import guarded
 
         request.handler = guarded(request.handler)
-    if request.broker.steered:
-        request.handler = _Materialized(request.handler)  # steering reads a hand-encoded body as bytes
-        return steer(request)
-    return request.serve()
+    request.handler = _Answered(request.handler, request.broker)  # failures answered, parked ones timed
+    header = request.header
+    try:
+        if request.broker.steered:
+            request.handler = _Materialized(request.handler)  # steering reads a hand-encoded body as bytes
+            return steer(request)
+        return request.serve()
+    except Exception as exc:  # the encoding of an answer, or steering itself
+        return _failure_reply(exc, header, request.body, request.peer_host)
 
 
 def answer(
@@ -210,19 +232,111 @@ def answer(
     if isinstance(result, Spliced):
         return result.framed(header.correlation_id, header_v1)
     if inspect.isawaitable(result):
-        return _finish(result, header)
+        return _finish(result, header, request, peer_host)
     return encode_response(result, header.correlation_id)
 
 
-async def _finish(pending: Awaitable[Any], header: RequestHeader) -> Reply:
+async def _finish(pending: Awaitable[Any], header: RequestHeader, request: Any, peer_host: str) -> Reply:
     response = await pending
+    try:
+        if response is None:
+            return None
+        if isinstance(response, bytes):
+            return frame_response_body(response, header.correlation_id, header.api_key, header.api_version)
+        if isinstance(response, Spliced):
+            return response.framed(
+                header.correlation_id, response_header_v1(header.api_key, header.api_version)
+            )
+        return encode_response(response, header.correlation_id)
+    except Exception as exc:  # a response its API's codec cannot encode
+        return _failure_reply(exc, header, request, peer_host)
+
+
+def _failure_reply(exc: Exception, header: RequestHeader, request: Any, peer_host: str) -> bytes:
+    """What a failure while answering a request ends in: a close where Kafka closes, else `failed`."""
+    if isinstance(exc, CloseConnection):
+        raise exc
+    if isinstance(exc, NoErrorResponse | MalformedRequest):
+        raise CloseConnection(str(exc)) from exc
+    return encode_response(failed(header, request, peer_host, exc), header.correlation_id)
+
+
+def failed(header: RequestHeader, request: Any, peer_host: str, exc: BaseException) -> Any:
+    """The answer to a request whose handling raised: UNKNOWN_SERVER_ERROR in its API's error shape, as
+    Kafka answers an unexpected exception; the traceback is logged once. A request that takes no
+    answer (Produce with acks=0) closes the connection instead, as in Kafka."""
+    log.error(
+        "request.failed",
+        api=header.api_key,
+        version=header.api_version,
+        correlation_id=header.correlation_id,
+        client_id=header.client_id,
+        peer=peer_host,
+        exc_info=exc,
+    )
+    response = error_response(header.api_key, header.api_version, request, ErrorCode.UNKNOWN_SERVER_ERROR)
     if response is None:
-        return None
-    if isinstance(response, bytes):
-        return frame_response_body(response, header.correlation_id, header.api_key, header.api_version)
-    if isinstance(response, Spliced):
-        return response.framed(header.correlation_id, response_header_v1(header.api_key, header.api_version))
-    return encode_response(response, header.correlation_id)
+        raise CloseConnection("internal error while handling a request that takes no response") from exc
+    return response
+
+
+def parked(
+    broker: Broker, pending: Awaitable[Any], header: RequestHeader, request: Any, peer_host: str
+) -> Any:
+    """A parked request's answer: the handler's, UNKNOWN_SERVER_ERROR if it fails, or its API's timeout
+    error once its deadline passes on the broker's timer (`handlers/parked_deadline.py`)."""
+    api_key, version = header.api_key, header.api_version
+    delay = deadline_ms(broker.config, api_key, version, request)
+
+    def at_deadline() -> Any:
+        log.warning(
+            "request.deadline_passed",
+            api=api_key,
+            version=version,
+            correlation_id=header.correlation_id,
+            client_id=header.client_id,
+            peer=peer_host,
+            deadline_ms=delay,
+        )
+        response = error_response(api_key, version, request, timeout_error(api_key))
+        if response is None:
+            raise CloseConnection("a parked request that takes no response passed its deadline")
+        return response
+
+    def on_failure(exc: BaseException) -> Any:
+        if isinstance(exc, CloseConnection):
+            raise exc
+        if isinstance(exc, NoErrorResponse | MalformedRequest):
+            raise CloseConnection(str(exc)) from exc
+        return failed(header, request, peer_host, exc)
+
+    return with_deadline(broker.timer, delay, pending, at_deadline, on_failure)
+
+
+class _Answered:
+    """A handler whose failures are answered UNKNOWN_SERVER_ERROR and whose parked requests have a
+    deadline (the steered path; the plain path does the same inline)."""
+
+    __slots__ = ("API_KEY", "VERSIONS", "_broker", "_handler")
+
+    def __init__(self, handler: Handler, broker: Broker) -> None:
+        self._handler = handler
+        self._broker = broker
+        self.API_KEY = handler.API_KEY
+        self.VERSIONS = handler.VERSIONS
+
+    def handle(self, ctx: RequestContext, request: Any) -> Any:
+        try:
+            result = self._handler.handle(ctx, request)
+        except CloseConnection:
+            raise
+        except (NoErrorResponse, MalformedRequest) as exc:
+            raise CloseConnection(str(exc)) from exc
+        except Exception as exc:
+            return failed(ctx.header, request, ctx.peer_host, exc)
+        if inspect.isawaitable(result):
+            return parked(self._broker, result, ctx.header, request, ctx.peer_host)
+        return result
 
 
 class _Materialized:
