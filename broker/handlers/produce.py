@@ -2,7 +2,9 @@
 
 v0-v2 (message sets of format v0/v1, converted to a v2 batch on append as Kafka does; v1 throttle
 time, v2 log append time) are answered by `_LEGACY`, chosen once per version by dispatch;
-v3 transactional id + magic v2 only; v5 log start offset; v7 ZStandard; v8 record errors;
+v3 transactional id + magic v2 only; v5 log start offset; v7 ZStandard (UNSUPPORTED_COMPRESSION_TYPE
+before); v8 record errors (KIP-467: a batch refused for some records names them, and only such a
+refusal carries an error message, as in Kafka);
 v9 flexible; v10 current leader (tagged); v11 TRANSACTION_ABORTABLE; v12 same body, from a
 transactions V2 client (KIP-890 part 2); v13 (topic ids) is not served.
 acks 0/1/-1 all mean "written to the log file" on a single broker; acks=0 gets no response.
@@ -21,8 +23,16 @@ from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator.results import TopicPartition
 from kafkito.broker.handlers.metadata import INTERNAL_TOPICS
 from kafkito.broker.handlers.parked import Parked
-from kafkito.broker.log.batch import ATTRIBUTES_AT, HEADER_SIZE, MAGIC_AT, TRANSACTIONAL_MASK, parse_header
-from kafkito.broker.log.errors import LogError
+from kafkito.broker.log.batch import (
+    ATTRIBUTES_AT,
+    COMPRESSION_MASK,
+    HEADER_SIZE,
+    MAGIC_AT,
+    MAX_CODEC_ID,
+    TRANSACTIONAL_MASK,
+    parse_header,
+)
+from kafkito.broker.log.errors import LogError, RecordValidationError
 from kafkito.broker.log.legacy_format import is_legacy, to_v2
 from kafkito.broker.log.partition_log import AppendInfo, PartitionLog
 from kafkito.broker.transactions.errors import for_version
@@ -33,6 +43,8 @@ API_KEY = 0
 VERSIONS = (0, 12)
 FIRST_V2_ONLY = 3  # from v3 the records are v2 batches
 
+ZSTD_SINCE = 7  # older requests may not carry zstd batches
+ZSTD = 4
 IMPLICIT_ADD_SINCE = 12  # transactions V2: the produce request adds its partitions to the transaction
 # A partition's fate decided before the append: an error to answer, or ADDED (in the transaction).
 ADDED = ErrorCode.NONE
@@ -57,9 +69,7 @@ class ProduceRequest(Protocol):
     topic_data: Sequence[TopicData]
 
 
-def _partition_response(
-    index: int, error: ErrorCode, message: str | None = None, **extra: Any
-) -> dict[str, Any]:
+def _partition_response(index: int, error: ErrorCode, **extra: Any) -> dict[str, Any]:
     out: dict[str, Any] = dict(
         index=index,
         error_code=error,
@@ -67,10 +77,26 @@ def _partition_response(
         log_append_time_ms=-1,
         log_start_offset=-1,
         record_errors=[],
-        error_message=message,
+        error_message=None,
     )
     out.update(extra)
     return out
+
+
+def _failed_append(index: int, exc: LogError) -> dict[str, Any]:
+    """A partition whose append failed. As in Kafka, only a batch refused for some of its records
+    (KIP-467) says why: the records in record_errors, the summary in error_message (v8+); every
+    other error goes without a message."""
+    if not isinstance(exc, RecordValidationError):
+        return _partition_response(index, exc.code)
+    return _partition_response(
+        index,
+        exc.code,
+        record_errors=[
+            dict(batch_index=e.batch_index, batch_index_error_message=e.message) for e in exc.record_errors
+        ],
+        error_message=exc.message,
+    )
 
 
 _ATTRIBUTES_LOW = ATTRIBUTES_AT + 1
@@ -176,7 +202,38 @@ def _add_then_append(
     return response
 
 
+def _codec_id(records: bytes | None) -> int:
+    """The codec id in the first batch's attributes (0 for a request too short to carry one)."""
+    if records is None or len(records) <= _ATTRIBUTES_LOW:
+        return 0
+    return records[_ATTRIBUTES_LOW] & COMPRESSION_MASK
+
+
+def _unknown_codec_in_old_request(ctx: RequestContext, request: ProduceRequest) -> bool:
+    """Produce v3-v6: Kafka reads each existing partition's codec before anything else, and a codec
+    id it does not know (5-7) fails the whole request."""
+    if ctx.version >= ZSTD_SINCE:
+        return False
+    for t in request.topic_data:
+        for p in t.partition_data:
+            if _codec_id(p.records) > MAX_CODEC_ID and ctx.topics.get(t.name) is not None:
+                return True
+    return False
+
+
+def _fail_all(ctx: RequestContext, request: ProduceRequest, error: ErrorCode) -> Any:
+    if request.acks == 0:
+        return None
+    topics = [
+        dict(name=t.name, partition_responses=[_partition_response(p.index, error) for p in t.partition_data])
+        for t in request.topic_data
+    ]
+    return ctx.response(responses=topics, throttle_time_ms=0)
+
+
 def handle(ctx: RequestContext, request: ProduceRequest) -> Any:
+    if _unknown_codec_in_old_request(ctx, request):
+        return _fail_all(ctx, request, ErrorCode.UNKNOWN_SERVER_ERROR)
     transactional_id = request.transactional_id
     if transactional_id is not None and ctx.version >= IMPLICIT_ADD_SINCE and request.acks in (-1, 0, 1):
         wanted = _to_add(ctx, request)
@@ -226,16 +283,19 @@ def _append_all(
         name = t.name
         parts: list[dict[str, Any]] = []
         for p in t.partition_data:
-            refused = _refusal(ctx, request, name, p, decided)
-            if refused is not None:
-                error, message = refused
-                parts.append(_partition_response(p.index, error, message))
-                continue
             try:
                 plog = get_log(name, p.index)
+            except LogError as exc:
+                parts.append(_partition_response(p.index, exc.code))
+                continue
+            refused = _refusal(ctx, request, name, p, decided)
+            if refused is not None:
+                parts.append(_partition_response(p.index, refused))
+                continue
+            try:
                 info = append(plog, p.records or b"")
             except LogError as exc:
-                parts.append(_partition_response(p.index, exc.code, exc.message or None))
+                parts.append(_failed_append(p.index, exc))
                 continue
             parts.append(
                 _partition_response(
@@ -254,19 +314,21 @@ def _append_all(
 
 def _refusal(
     ctx: RequestContext, request: ProduceRequest, name: str, p: PartitionData, decided: Decided
-) -> tuple[ErrorCode, str | None] | None:
-    """Why this partition's records are not appended (error, message), or None to append them."""
+) -> ErrorCode | None:
+    """Why this partition's records are not appended, or None to append them (in Kafka's order: the
+    request's records, then acks, the topic, the transaction)."""
+    if FIRST_V2_ONLY <= ctx.version < ZSTD_SINCE and _codec_id(p.records) == ZSTD:
+        return ErrorCode.UNSUPPORTED_COMPRESSION_TYPE
     if request.acks not in (-1, 0, 1):
-        return ErrorCode.INVALID_REQUIRED_ACKS, None
+        return ErrorCode.INVALID_REQUIRED_ACKS
     if name in INTERNAL_TOPICS:
-        return ErrorCode.INVALID_TOPIC_EXCEPTION, f"cannot append to internal topic {name}"
+        return ErrorCode.INVALID_TOPIC_EXCEPTION
     if request.transactional_id is not None:
         fate = decided.get((name, p.index))
         if fate is ADDED:
             return None
-        refused = fate if fate is not None else _verify(ctx, request.transactional_id, name, p)
-        return None if refused is None else (refused, None)
+        return fate if fate is not None else _verify(ctx, request.transactional_id, name, p)
     if _is_transactional(p.records):
         # Kafka: transactional records need the transactional id they are authorized by.
-        return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None
+        return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
     return None

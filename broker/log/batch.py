@@ -6,7 +6,7 @@ import struct
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from kafkito.broker.log.errors import CorruptMessage, InvalidRecord, MessageTooLarge
+from kafkito.broker.log.errors import CorruptMessage, InvalidRecord, MessageTooLarge, UnreadableRecords
 from kafkito.protocol.primitives import crc32c
 
 # baseOffset, batchLength, partitionLeaderEpoch, magic, crc, attributes, lastOffsetDelta,
@@ -28,6 +28,7 @@ TIMESTAMP_TYPE_MASK = 0x08
 TRANSACTIONAL_MASK = 0x10
 CONTROL_MASK = 0x20
 
+MAX_CODEC_ID = 4  # zstd; the mask leaves room for 5-7, which no Kafka knows
 NO_PRODUCER_ID = -1
 NO_SEQUENCE = -1
 INT32_MAX = 2**31 - 1
@@ -111,7 +112,8 @@ def split_batches(
     """Validate every batch of a produce request's records; return (position, header) of each.
 
     Raises CORRUPT_MESSAGE for framing or CRC problems, INVALID_RECORD for batches a v3+ producer
-    cannot legally send, MESSAGE_TOO_LARGE for a batch above `max_batch_bytes`.
+    cannot legally send, MESSAGE_TOO_LARGE for a batch above `max_batch_bytes`, UNKNOWN_SERVER_ERROR
+    for a codec id no Kafka knows (5-7). The checks come in Kafka's order.
     """
     view = memoryview(buf)
     end = len(view)
@@ -128,18 +130,33 @@ def split_batches(
             raise CorruptMessage(f"batch at position {pos} claims {size} bytes, only {end - pos} present")
         if header.magic != 2:
             raise InvalidRecord(f"produce requests must carry magic v2 batches, got magic {header.magic}")
+        if header.base_offset != 0:
+            raise InvalidRecord(f"batch at position {pos} has base offset {header.base_offset}, not 0")
         if max_batch_bytes is not None and size > max_batch_bytes:
             raise MessageTooLarge(f"batch of {size} bytes exceeds max.message.bytes {max_batch_bytes}")
         if batch_crc(view, pos, size) != header.crc:
             raise CorruptMessage(f"CRC mismatch in batch at position {pos}")
-        if header.record_count <= 0 or header.last_offset_delta != header.record_count - 1:
-            raise InvalidRecord(
-                f"batch at position {pos} has {header.record_count} records but last offset delta "
-                f"{header.last_offset_delta}"
-            )
+        if header.compression > MAX_CODEC_ID:
+            raise UnreadableRecords(f"batch at position {pos} has unknown codec id {header.compression}")
+        _check_counts(header, pos)
         out.append((pos, header))
         pos += size
     return out
+
+
+def _check_counts(header: BatchHeader, pos: int) -> None:
+    """What Kafka checks of a client's batch before its records: the count matches the offset range,
+    and an idempotent batch has a sequence (a marker
+    the broker writes has none)."""
+    if header.record_count <= 0 or header.last_offset_delta != header.record_count - 1:
+        raise InvalidRecord(
+            f"batch at position {pos} has {header.record_count} records but last offset delta "
+            f"{header.last_offset_delta}"
+        )
+    if header.has_producer_id and header.base_sequence < 0 and not header.is_control:
+        raise InvalidRecord(
+            f"batch at position {pos} of producer {header.producer_id} has sequence {header.base_sequence}"
+        )
 
 
 def iter_headers(buf: bytes | bytearray | memoryview) -> Iterator[tuple[int, BatchHeader]]:

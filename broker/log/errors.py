@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import ClassVar, NamedTuple
 
 from kafkito.protocol.errors import ErrorCode, KafkaError
 
@@ -42,6 +43,36 @@ class InvalidRecord(LogError):
 
 class InvalidTimestamp(LogError):
     CODE = ErrorCode.INVALID_TIMESTAMP
+
+
+class RecordError(NamedTuple):
+    """One record a batch was refused for (KIP-467): its index in the batch and why."""
+
+    batch_index: int
+    message: str
+
+
+class RecordValidationError(LogError):
+    """A batch refused for some of its records (Kafka's RecordValidationException): Produce v8+
+    answers the records in `record_errors` and the message as the partition's error_message, so
+    that a producer can tell the refused records from the rest of the batch."""
+
+    def __init__(self, message: str, record_errors: Sequence[RecordError]) -> None:
+        super().__init__(message)
+        self.record_errors = tuple(record_errors)
+
+
+class InvalidRecords(RecordValidationError, InvalidRecord):
+    """INVALID_RECORD naming the records (a missing key on a compacted topic, ...)."""
+
+
+class InvalidTimestamps(RecordValidationError, InvalidTimestamp):
+    """INVALID_TIMESTAMP naming the records (at least one record's timestamp was refused)."""
+
+
+class UnreadableRecords(LogError):
+    """Records the broker cannot read (an unknown codec id, a payload that does not decompress):
+    Kafka's UNKNOWN_SERVER_ERROR for the partition, the connection kept."""
 
 
 class OutOfOrderSequence(LogError):

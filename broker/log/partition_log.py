@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from kafkito.broker.log.append_checks import check_keys, check_timestamps
+from kafkito.broker.log.append_checks import check_records
 from kafkito.broker.log.batch import CONTROL_MASK, BatchHeader, split_batches
 from kafkito.broker.log.config import LogConfig
 from kafkito.broker.log.control import marker_batch
@@ -100,16 +100,13 @@ class PartitionLog(SegmentedLog):
                 duplicate.last_offset - duplicate.base_offset + 1,
                 duplicate=True,
             )
-        if config.compact:
-            check_keys(records, batches)
+        now = self._time_ms() if now_ms is None else now_ms
+        check_records(records, batches, now, config, f"{self.topic}-{self.partition}")
         self.producers.validate(headers)
         total = batches[-1][0] + headers[-1].size
         if total > config.segment_bytes:
             raise RecordListTooLarge(f"{total} bytes of records exceed segment.bytes {config.segment_bytes}")
 
-        now = self._time_ms() if now_ms is None else now_ms
-        if not config.log_append_time:
-            check_timestamps(headers, now, config)
         base = self.log_end_offset
         append_time = now if config.log_append_time else -1
         if append_time >= 0:  # LogAppendTime rewrites timestamps and CRCs: a stamped copy is written
