@@ -54,6 +54,7 @@ def page(title: str, main: str, *, poll_ms: int | None = 2000, write: bool = Fal
         '<link rel="stylesheet" href="/console/static/console.css">'
         '<script src="/console/static/console.js" defer></script></head><body>'
         f'<header><strong>kafkito</strong><nav>{nav}</nav><span class="mode">{mode}</span>'
-        '<span id="live" class="live" title="live updates"></span></header>'
+        '<span id="live" class="live" title="live updates"></span>'
+        '<span id="action-status" class="action-status" role="status"></span></header>'
         f'<main id="main"{poll}>{main}</main></body></html>'
     )

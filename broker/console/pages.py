@@ -62,8 +62,9 @@ def topic(data: dict[str, Any], write: bool) -> str:
     delete = ""
     if write:
         delete = (
-            f'<form method="post" action="/console/topics/{q(name)}/delete" class="danger" '
-            f"onsubmit=\"return confirm('Delete topic {e(name)}?')\"><button>Delete topic</button></form>"
+            f'<form class="danger" data-method="DELETE" data-api="/api/topics/{q(name)}" '
+            f'data-confirm="Delete topic {e(name)}?" data-then="/console/topics">'
+            '<button id="delete-topic">Delete topic</button></form>'
         )
     return (
         f'<h1>Topic <span id="topic-name">{e(name)}</span></h1><p class="muted">id {e(data["topic_id"])}</p>'
@@ -173,10 +174,10 @@ def group(data: dict[str, Any], events: list[dict[str, Any]], write: bool) -> st
     reset = ""
     if write:
         reset = (
-            f'<form method="post" action="/console/groups/{q(gid)}/reset" class="danger">'
+            f'<form class="danger" data-method="POST" data-api="/api/groups/{q(gid)}/reset-offsets">'
             '<label>reset offsets of topic <input name="topic" size="16"></label>'
             '<select name="to"><option>earliest</option><option>latest</option></select>'
-            "<button>Reset (group must be empty)</button></form>"
+            '<button id="reset-offsets">Reset (group must be empty)</button></form>'
         )
     return (
         f'<h1>Group <span id="group-id">{e(gid)}</span></h1>{facts}'

@@ -1,5 +1,6 @@
 """The console's routes: HTML pages under `/console/`, the same data as JSON under `/api/`, and the
-write actions (only with `--http-write`). Every handler reads the broker on its own loop."""
+write actions (only with `--http-write`, JSON only: the pages' forms send them by script). Every
+handler reads the broker on its own loop; the browser guard (control/browser_guard.py) runs first."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from kafkito.broker.console import groups, messages, pages, stats, topics
-from kafkito.broker.console.html import page, q
+from kafkito.broker.console.html import page
 
 if TYPE_CHECKING:
     from kafkito.broker.app import Broker
@@ -184,23 +185,6 @@ async def timeline_page(request: web.Request) -> web.Response:
     return _html(request, "Timeline", pages.timeline(request.match_info["group"], events))
 
 
-async def delete_topic_form(request: web.Request) -> web.Response:
-    _require_write(request)
-    name = request.match_info["topic"]
-    _console(request).broker.services.topics.delete(name)
-    return _redirect("/console/topics")
-
-
-async def reset_form(request: web.Request) -> web.Response:
-    _require_write(request)
-    form = await request.post()
-    group_id = request.match_info["group"]
-    await groups.reset_offsets(
-        _console(request).broker, group_id, str(form.get("topic", "")), str(form.get("to", ""))
-    )
-    return _redirect(f"/console/groups/{q(group_id)}")
-
-
 # -- JSON API --------------------------------------------------------------------------------
 
 
@@ -265,11 +249,9 @@ PAGES: tuple[tuple[str, str, Handler], ...] = (
     ("GET", "/console/topics", topics_page),
     ("GET", "/console/topics/{topic}", topic_page),
     ("GET", "/console/topics/{topic}/{partition:\\d+}/messages", messages_page),
-    ("POST", "/console/topics/{topic}/delete", delete_topic_form),
     ("GET", "/console/groups", groups_page),
     ("GET", "/console/groups/{group}", group_page),
     ("GET", "/console/groups/{group}/timeline", timeline_page),
-    ("POST", "/console/groups/{group}/reset", reset_form),
 )
 API: tuple[tuple[str, str, Handler], ...] = (
     ("GET", "/api/overview", api_overview),

@@ -92,18 +92,17 @@ class Listeners:
 
 def build_apps(broker: Broker, listeners: Listeners) -> dict[str, web.Application]:
     """The app of each socket: the control routes, the console routes, or both on one."""
-    from aiohttp import web
-
     apps: dict[str, web.Application] = {}
     if listeners.control is not None:
         from kafkito.broker.control.api import build_app
         from kafkito.broker.control.server import BrokerAdapter
 
-        apps["--control"] = build_app(BrokerAdapter(broker))
+        apps["--control"] = build_app(BrokerAdapter(broker), listeners.control)
     if listeners.console is not None:
         from kafkito.broker.console.routes import add_console_routes
+        from kafkito.broker.control.browser_guard import guarded_application
 
-        app = apps["--control"] if listeners.shared else web.Application()
+        app = apps["--control"] if listeners.shared else guarded_application(listeners.console.address)
         add_console_routes(app, broker, listeners.console.write, root=not listeners.shared)
         if not listeners.shared:
             apps["--http"] = app
@@ -150,6 +149,14 @@ async def _bound(broker: Broker, serving: asyncio.Future[int]) -> bool:
     return False
 
 
+def _warn_if_bypassing(broker: Broker) -> None:
+    from kafkito.broker.console.exposure import WARNING, guarded_by
+
+    bypassed = guarded_by(broker.config)
+    if bypassed:
+        log.warning("console.unauthenticated", bypasses=bypassed, hint=WARNING)
+
+
 async def serve_http(
     broker: Broker,
     control: ControlAddress | None,
@@ -168,6 +175,7 @@ async def serve_http(
             url = listeners.url("--http") + "/console/" if console is not None else None
             if console is not None:
                 log.info("console.started", url=url, write=console.write)
+                _warn_if_bypassing(broker)
             if banner is not None:
                 banner(broker, url)
         return await serving

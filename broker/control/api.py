@@ -19,7 +19,9 @@ from typing import Any
 import structlog
 from aiohttp import web
 
+from kafkito.broker.control.address import ControlAddress
 from kafkito.broker.control.body import Body, BodyError
+from kafkito.broker.control.browser_guard import guarded_application
 from kafkito.broker.control.steering_view import BrokerView, FaultRuleView
 
 log = structlog.get_logger("kafkito.control")
@@ -364,8 +366,9 @@ ROUTES: tuple[tuple[str, str, Handler], ...] = (
 )
 
 
-def build_app(broker: BrokerView) -> web.Application:
-    app = web.Application(middlewares=[errors_as_json])
+def build_app(broker: BrokerView, bound: ControlAddress) -> web.Application:
+    """The control routes, behind the browser guard of an endpoint bound to `bound`."""
+    app = guarded_application(bound, errors_as_json)
     app[BROKER_KEY] = broker
     app[ADDED_RULES_KEY] = OrderedDict()
     for method, path, handler in ROUTES:

@@ -41,7 +41,7 @@ class ControlClient:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(self.url + path, data=data, method=method)
         request.add_header("Accept", "application/json")
-        if data is not None:
+        if method != "GET":  # the endpoint refuses a write of any other type (415), bodiless ones too
             request.add_header("Content-Type", "application/json")
         try:
             with urllib.request.urlopen(request, timeout=wait_s + REQUEST_TIMEOUT_S) as response:
@@ -56,11 +56,18 @@ class ControlClient:
 
 
 def _refusal(exc: urllib.error.HTTPError) -> ControlClientError:
+    """The endpoint's `{"error": ...}`, or the first line of a plain-text refusal (the browser guard's)."""
     try:
-        body = json.loads(exc.read() or b"{}")
-    except (json.JSONDecodeError, OSError):
+        raw = exc.read()
+    except OSError:
+        raw = b""
+    try:
+        body = json.loads(raw or b"{}")
+    except json.JSONDecodeError:
         body = {}
     if not isinstance(body, dict):
         body = {}
-    message = body.get("error") or f"HTTP {exc.code} {exc.reason}"
+    text = raw.decode("utf-8", "replace").strip().splitlines()
+    plain = text[0][:200] if text and not body else ""
+    message = body.get("error") or plain or f"HTTP {exc.code} {exc.reason}"
     return ControlClientError(str(message), exc.code, body)

@@ -59,7 +59,7 @@ class ControlServer:
 
     def __init__(self, broker: Broker, address: ControlAddress) -> None:
         self._address = address
-        self._runner = web.AppRunner(build_app(BrokerAdapter(broker)), access_log=None)
+        self._runner = web.AppRunner(build_app(BrokerAdapter(broker), address), access_log=None)
         self.bound: ControlAddress | None = None
 
     @property

@@ -1,4 +1,5 @@
-"""One `kafkito serve --http` broker per test module, and a headless Debian chromium (Selenium)."""
+"""One `kafkito serve --http` broker per test module (and a `--http-write` one for those that
+write), and a headless Debian chromium (Selenium)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,14 @@ CHROMIUM_FLAGS = (
 @pytest.fixture(scope="module")
 def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConsoleBroker]:
     broker = ConsoleBroker(Path(tmp_path_factory.mktemp("console")) / "data").start()
+    yield broker
+    assert broker.stop() == 0, broker.log_path.read_text()[-4000:]
+
+
+@pytest.fixture(scope="module")
+def writable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConsoleBroker]:
+    """A `--http-write` console of the module's own."""
+    broker = ConsoleBroker(Path(tmp_path_factory.mktemp("writable")) / "data", "--http-write").start()
     yield broker
     assert broker.stop() == 0, broker.log_path.read_text()[-4000:]
 

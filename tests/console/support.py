@@ -19,12 +19,18 @@ from tests.support.net import free_port
 class ConsoleBroker(ProcessBroker):
     """`kafkito serve --http 127.0.0.1:PORT` as a child, on free ports."""
 
-    def __init__(self, data_dir: Path, *extra: str, control_same_port: bool = False) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        *extra: str,
+        control_same_port: bool = False,
+        props: dict[str, Any] | None = None,
+    ) -> None:
         self.http_port = free_port()
         args = ["--http", f"127.0.0.1:{self.http_port}", *extra]
         if control_same_port:
             args += ["--control", f"127.0.0.1:{self.http_port}"]
-        props = {"group.initial.rebalance.delay.ms": 0}
+        props = {"group.initial.rebalance.delay.ms": 0, **(props or {})}
         super().__init__(data_dir, props=props, args=args, also_wait=[self.http_port])
 
     @property

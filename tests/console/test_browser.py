@@ -166,8 +166,14 @@ def test_the_timeline_gains_a_generation_when_a_member_joins_and_when_it_leaves(
 def test_every_page_loads_without_a_javascript_error(console: ConsoleBroker, browser: Any) -> None:
     produce(console.bootstrap, "pages", [(b"k", b"v", [])])
     groups = console.get("/api/groups")["groups"]
-    paths = ["/", "/console/", "/console/topics", "/console/topics/pages", "/console/topics/pages/0/messages",
-             "/console/groups"]
+    paths = [
+        "/",
+        "/console/",
+        "/console/topics",
+        "/console/topics/pages",
+        "/console/topics/pages/0/messages",
+        "/console/groups",
+    ]
     for group in groups:
         paths += [f"/console/groups/{group['group_id']}", f"/console/groups/{group['group_id']}/timeline"]
     for path in paths:
@@ -178,4 +184,36 @@ def test_every_page_loads_without_a_javascript_error(console: ConsoleBroker, bro
     cards = {card.get_attribute("data-stat") for card in browser.find_elements(By.CLASS_NAME, "card")}
     assert cards >= {"node", "uptime", "topics", "partitions", "groups", "connections", "produce", "fetch"}
     wait_for(browser, lambda d: "on" in d.find_element(By.ID, "live").get_attribute("class"))  # polled
+    assert severe_logs(browser) == []
+
+
+def _commit_without_joining(bootstrap: str, group: str, topic: str, offset: int) -> None:
+    from kafka import KafkaConsumer, OffsetAndMetadata, TopicPartition
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
+    try:
+        partition = TopicPartition(topic, 0)
+        consumer.assign([partition])
+        consumer.commit({partition: OffsetAndMetadata(offset, "", -1)})
+    finally:
+        consumer.close()
+
+
+def test_the_pages_write_actions_send_json_and_work(writable: ConsoleBroker, browser: Any) -> None:
+    produce(writable.bootstrap, "to-reset", [(None, b"r%d" % i, []) for i in range(5)])
+    produce(writable.bootstrap, "to-delete", [(None, b"x", [])])
+    _commit_without_joining(writable.bootstrap, "resetters", "to-reset", 5)
+    browser.get(writable.url + "/console/groups/resetters")
+    assert text_of(browser, "group-lag") == "0"
+    form = browser.find_element(By.ID, "reset-offsets").find_element(By.XPATH, "./ancestor::form")
+    form.find_element(By.NAME, "topic").send_keys("to-reset")
+    browser.find_element(By.ID, "reset-offsets").click()  # "earliest" is selected
+    wait_for(browser, lambda d: text_of(d, "group-lag") == "5")
+    assert writable.get("/api/groups/resetters")["offsets"][0]["committed_offset"] == 0
+    browser.get(writable.url + "/console/topics/to-delete")
+    browser.find_element(By.ID, "delete-topic").click()
+    browser.switch_to.alert.accept()  # "Delete topic to-delete?"
+    wait_for(browser, lambda d: d.current_url.endswith("/console/topics"))
+    assert writable.call("GET", "/api/topics/to-delete")[0] == 404
+    assert "to-delete" not in browser.find_element(By.ID, "main").text
     assert severe_logs(browser) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import subprocess
 import sys
@@ -19,6 +20,27 @@ from tests.support.net import free_port
 class Answer:
     status: int
     body: Any
+
+
+@dataclass
+class RawAnswer:
+    status: int
+    headers: http.client.HTTPMessage
+    text: str
+
+
+def raw_request(
+    port: int, method: str, path: str, headers: dict[str, str] | None = None, body: bytes | None = None
+) -> RawAnswer:
+    """One request to 127.0.0.1:`port` with exactly these headers (a `Host` given replaces the real
+    one, as a browser's would after DNS rebinding); any status is returned."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        return RawAnswer(response.status, response.headers, response.read().decode())
+    finally:
+        connection.close()
 
 
 class ControlledBroker(ProcessBroker):
