@@ -134,3 +134,14 @@ def test_kafkito_control_sends_json_on_every_write(controlled: ControlledBroker)
     ):
         done = controlled.control(*verb)  # DELETEs with no body, POSTs with one
         assert done.returncode == 0, (verb, done.stderr)
+
+
+def test_an_endpoint_bound_off_loopback_also_answers_to_its_own_name_and_only_that() -> None:
+    from kafkito.broker.control.address import ControlAddress
+    from kafkito.broker.control.browser_guard import HostRule
+
+    bound = HostRule(ControlAddress("Build-Box.lan", 9644))  # --control-allow-remote build-box.lan:9644
+    assert bound.names == {"build-box.lan"}
+    loopback = HostRule(ControlAddress("127.0.0.1", 9644))
+    assert loopback.names == set() and not loopback.wildcard  # loopback names only
+    assert HostRule(ControlAddress("0.0.0.0", 9644)).wildcard  # and the address a request arrived on
