@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import struct
 from bisect import bisect_left, bisect_right
@@ -16,6 +17,7 @@ from kafkito.broker.log.batch import (
     iter_headers,
     parse_header,
 )
+from kafkito.broker.log.file_handles import FileHandles, segment_files
 from kafkito.broker.log.region import FileRegion
 from kafkito.broker.log.storage import StorageFailure
 from kafkito.broker.log.txn_index import TXN_INDEX_SUFFIX
@@ -59,35 +61,79 @@ class Segment:
 
     __slots__ = (
         "_bytes_since_index",
-        "_fd",
+        "_closed",
+        "_files",
         "_idx_max_ts",
         "_idx_offsets",
         "_idx_positions",
         "base_offset",
         "created_ms",
+        "fd",
         "first_batch_timestamp",
         "index_interval_bytes",
         "max_timestamp",
         "max_timestamp_position",
         "next_offset",
         "path",
+        "pins",
         "size",
     )
 
-    def __init__(self, path: Path, base_offset: int, index_interval_bytes: int, created_ms: int) -> None:
+    def __init__(
+        self,
+        path: Path,
+        base_offset: int,
+        index_interval_bytes: int,
+        created_ms: int,
+        files: FileHandles = segment_files,
+    ) -> None:
+        """A segment over the existing file at `path`, opened when first used (file_handles.py)."""
         self.path = path
         self.base_offset = base_offset
         self.index_interval_bytes = index_interval_bytes
-        try:
-            self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-        except OSError as e:
-            raise StorageFailure(path, "open", e) from e
+        self.fd = -1  # open only while the pool keeps it: use `_acquire`
+        self.pins = 0
+        self._files = files
+        self._closed = False
         self.created_ms = created_ms
         self._reset_state()
 
     @classmethod
-    def create(cls, directory: Path, base_offset: int, index_interval_bytes: int, now_ms: int) -> Segment:
-        return cls(directory / segment_file_name(base_offset), base_offset, index_interval_bytes, now_ms)
+    def create(
+        cls,
+        directory: Path,
+        base_offset: int,
+        index_interval_bytes: int,
+        now_ms: int,
+        *,
+        keep_open: bool = True,
+        files: FileHandles = segment_files,
+    ) -> Segment:
+        """A new empty segment file; `keep_open` leaves its descriptor in the pool (a roll, about to be
+        written), else it is closed at once (a new partition: thousands may be created in one go)."""
+        path = directory / segment_file_name(base_offset)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+        except OSError as e:
+            raise StorageFailure(path, "open", e) from e
+        segment = cls(path, base_offset, index_interval_bytes, now_ms, files)
+        if keep_open:
+            files.adopt(segment, fd)
+        else:
+            os.close(fd)
+        return segment
+
+    def _acquire(self, op: str) -> int:
+        """The file's descriptor, pinned until `_release` (StorageFailure `op` when it cannot be opened)."""
+        if self._closed:
+            raise StorageFailure(self.path, op, OSError(errno.EBADF, "segment is closed"))
+        try:
+            return self._files.acquire(self)
+        except OSError as e:
+            raise StorageFailure(self.path, op, e) from e
+
+    def _release(self) -> None:
+        self._files.release(self)
 
     def _reset_state(self) -> None:
         self.size = 0
@@ -111,7 +157,7 @@ class Segment:
         """What time retention measures a segment by: its newest record, else the file's mtime."""
         if self.max_timestamp >= 0:
             return self.max_timestamp
-        return int(os.stat(self._fd).st_mtime * 1000)
+        return int(os.stat(self.path).st_mtime * 1000)
 
     @property
     def index_entries(self) -> int:
@@ -141,15 +187,18 @@ class Segment:
         start = self.size
         view = memoryview(data)
         written = 0
+        fd = self._acquire("write")
         try:
             while written < len(view):
-                written += os.write(self._fd, view[written:])
+                written += os.write(fd, view[written:])
         except OSError as e:
             try:
                 self._truncate_file(start)  # back to the last whole batch: nothing torn is left
             except StorageFailure as undo:
                 raise StorageFailure(self.path, "write", e, fatal=True) from undo
             raise StorageFailure(self.path, "write", e) from e
+        finally:
+            self._release()
         for rel, header in iter_headers(view):
             self._observe(start + rel, header)
 
@@ -161,37 +210,36 @@ class Segment:
         what `append` of the stamped copy would write, without copying the records in Python."""
         start = self.size
         view = memoryview(records)
+        fd = self._acquire("write")
         try:
             for first in range(0, len(batches), _BATCHES_PER_WRITE):
                 parts: list[bytes | memoryview] = []
                 for pos, header in batches[first : first + _BATCHES_PER_WRITE]:
                     parts.append(_STAMP.pack(header.base_offset, header.batch_length, epoch))
                     parts.append(view[pos + _STAMP.size : pos + header.size])
-                self._write_all(parts)
+                _write_all(fd, parts)
         except OSError as e:
             try:
                 self._truncate_file(start)  # back to the last whole batch: nothing torn is left
             except StorageFailure as undo:
                 raise StorageFailure(self.path, "write", e, fatal=True) from undo
             raise StorageFailure(self.path, "write", e) from e
+        finally:
+            self._release()
         position = start
         for _, header in batches:
             self._observe(position, header._replace(partition_leader_epoch=epoch))
             position += header.size
 
-    def _write_all(self, parts: list[bytes | memoryview]) -> None:
-        total = sum(len(part) for part in parts)
-        written = os.writev(self._fd, parts)
-        if written < total:  # a short write (rare): the rest goes out as one buffer
-            rest = memoryview(b"".join(parts))[written:]
-            while rest:
-                rest = rest[os.write(self._fd, rest) :]
-
     def flush(self) -> None:
+        """Fsync the file (whatever descriptor wrote to it: fsync is the file's, not the descriptor's)."""
+        fd = self._acquire("fsync")
         try:
-            os.fsync(self._fd)
+            os.fsync(fd)
         except OSError as e:
             raise StorageFailure(self.path, "fsync", e, fatal=True) from e
+        finally:
+            self._release()
 
     def truncate_to_position(self, position: int) -> None:
         """Cut the file at a batch boundary and rebuild the in-memory index from what is left."""
@@ -204,16 +252,22 @@ class Segment:
         self.flush()
 
     def _truncate_file(self, position: int) -> None:
+        fd = self._acquire("truncate")
         try:
-            os.ftruncate(self._fd, position)
+            os.ftruncate(fd, position)
         except OSError as e:
             raise StorageFailure(self.path, "truncate", e, fatal=True) from e
+        finally:
+            self._release()
 
     def file_size(self) -> int:
+        fd = self._acquire("stat")
         try:
-            return os.fstat(self._fd).st_size
+            return os.fstat(fd).st_size
         except OSError as e:
             raise StorageFailure(self.path, "stat", e, fatal=True) from e
+        finally:
+            self._release()
 
     # -- recovery ------------------------------------------------------------------------------
 
@@ -345,28 +399,38 @@ class Segment:
     def region(self, position: int, size: int) -> FileRegion | bytes:
         """The bytes at `position`, left in the file for a response to send (see region.py); read into
         bytes when no descriptor is left to hold them (EMFILE is no failure of the disk)."""
+        fd = self._acquire("read")
         try:
-            return FileRegion(os.dup(self._fd), str(self.path), position, size)
-        except OSError:
-            return self._pread(size, position)
-
-    def _pread(self, size: int, position: int) -> bytes:
-        try:
-            return os.pread(self._fd, size, position)
+            try:
+                return FileRegion(os.dup(fd), str(self.path), position, size)
+            except OSError:
+                return os.pread(fd, size, position)
         except OSError as e:
             raise StorageFailure(self.path, "read", e) from e
+        finally:
+            self._release()
+
+    def _pread(self, size: int, position: int) -> bytes:
+        fd = self._acquire("read")
+        try:
+            return os.pread(fd, size, position)
+        except OSError as e:
+            raise StorageFailure(self.path, "read", e) from e
+        finally:
+            self._release()
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        """Close the file for good (its descriptor leaves the pool); the segment is not used again."""
+        self._closed = True
+        self._files.close(self)
 
     def __del__(self) -> None:
-        # A segment dropped without close() (an error path; a crash simulated in a test) must not
-        # keep its descriptor: a raw os.open descriptor, unlike a file object, is never closed for us.
-        fd = getattr(self, "_fd", -1)
+        # The pool holds every segment whose file is open, so one dropped without close() (an error
+        # path; a crash simulated in a test) is only freed once its descriptor is closed or its pool
+        # is gone (a test's own pool): then a descriptor still set must not stay open.
+        fd = getattr(self, "fd", -1)
         if fd >= 0:
             os.close(fd)
 
@@ -380,7 +444,7 @@ class Segment:
         """Swap the file at `path` (a compacted copy) in for this one's; the new segment, None if empty."""
         self.close()
         os.replace(path, self.path)  # atomic: a crash leaves the old or the new file, never neither
-        new = Segment(self.path, self.base_offset, self.index_interval_bytes, now_ms)
+        new = Segment(self.path, self.base_offset, self.index_interval_bytes, now_ms, self._files)
         new.recover(check_crc=False)
         if new.is_empty:
             new.delete()
@@ -389,3 +453,12 @@ class Segment:
 
     def __repr__(self) -> str:
         return f"Segment(base_offset={self.base_offset}, size={self.size}, next_offset={self.next_offset})"
+
+
+def _write_all(fd: int, parts: list[bytes | memoryview]) -> None:
+    total = sum(len(part) for part in parts)
+    written = os.writev(fd, parts)
+    if written < total:  # a short write (rare): the rest goes out as one buffer
+        rest = memoryview(b"".join(parts))[written:]
+        while rest:
+            rest = rest[os.write(fd, rest) :]

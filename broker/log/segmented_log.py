@@ -144,7 +144,8 @@ class SegmentedLog:
         read or recover (what `_open` finds there, without its ~30 file-system calls: a topic's
         partitions are created one after the other, `__consumer_offsets`' 50 on a broker's first start)."""
         now = self._time_ms()
-        self._segments = [Segment.create(self.directory, 0, self.config.index_interval_bytes, now)]
+        interval = self.config.index_interval_bytes
+        self._segments = [Segment.create(self.directory, 0, interval, now, keep_open=False)]
         self._segment_bases = [0]
         # Not "log.opened ... clean_shutdown=False": a new partition had no shutdown, clean or not.
         self._log.debug("log.created", segments=1)
