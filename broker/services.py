@@ -196,6 +196,21 @@ class Topics:
             self._on_change()
         return info
 
+    async def create_in_background(
+        self, name: str, partitions: int, replication: int, configs: Mapping[str, str | None]
+    ) -> TopicInfo:
+        """`create`, with the partitions' files made off the event loop (CreateTopics: thousands of
+        partitions take seconds); the topic is visible once all of them exist."""
+        info = await self._logs.creation.create_topic(name, partitions, replication, configs)
+        self._on_change()
+        return info
+
+    async def add_partitions_in_background(self, name: str, total: int) -> TopicInfo:
+        """`add_partitions`, with the new partitions' files made off the event loop."""
+        info = await self._logs.creation.create_partitions(name, total)
+        self._on_change()
+        return info
+
     def auto_create(self, name: str) -> TopicInfo:
         """Create a topic a client asked for by name (auto.create.topics.enable), with the defaults."""
         info = self._logs.create_topic(name)

@@ -26,6 +26,7 @@ from kafkito.broker.log.errors import (
     TopicAlreadyExists,
     UnknownTopicOrPartition,
 )
+from kafkito.broker.log.file_handles import raise_open_files_limit
 from kafkito.broker.log.journal import Record
 from kafkito.broker.log.metadata_log import (
     MetadataLog,
@@ -38,6 +39,7 @@ from kafkito.broker.log.metadata_log import (
 )
 from kafkito.broker.log.partition_log import PartitionLog, wall_clock_ms
 from kafkito.broker.log.storage import LogDirHealth
+from kafkito.broker.log.topic_creation import TopicCreation
 
 log = structlog.get_logger(__name__)
 
@@ -82,6 +84,9 @@ class LogManager:
         *,
         time_ms: Callable[[], int] = wall_clock_ms,
     ) -> None:
+        # Descriptors for thousands of partitions: the soft limit up to the hard one (once per process
+        # in effect), and the segments' LRU of open files sized from it (file_handles.py).
+        raise_open_files_limit()
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self._time_ms = time_ms
@@ -97,6 +102,10 @@ class LogManager:
         self._image = self._metadata.load()
         self._topics = self._image.by_name  # the metadata log's image: the one truth about topics
         self._logs: dict[tuple[str, int], PartitionLog] = {}
+        # Topics whose partitions are being created off the event loop (topic_creation.py), by their
+        # collision name: their names are taken, though the topics are not visible yet.
+        self.creating: dict[str, str] = {}
+        self.creation = TopicCreation(self)
         self.dir_health = LogDirHealth(self.data_dir)  # one per log dir: a fatal I/O error takes it offline
         self._sync_scheduled = False
         self._closed = False
@@ -195,24 +204,26 @@ class LogManager:
             new=new,
         )
 
-    def _open_new_partitions(self, info: TopicInfo, partitions: range) -> dict[tuple[str, int], PartitionLog]:
-        """Create and open partitions of a change; on any failure, close and remove them all again."""
+    def open_partitions(self, info: TopicInfo, partitions: range) -> dict[tuple[str, int], PartitionLog]:
+        """Create and open partitions of a change; on any failure, close and remove them all again.
+
+        Touches no state of the manager's: a worker thread may run it (topic_creation.py)."""
         config = self._log_config(info)
         opened: dict[tuple[str, int], PartitionLog] = {}
         for p in partitions:
             try:
                 opened[(info.name, p)] = self._open_partition(info, p, config, new=True)
             except (OSError, LogError) as e:
-                self._discard(opened, info, partitions)
+                self.discard_partitions(opened, info, partitions)
                 path = str(self._partition_dir(info.name, p))
                 log.error("topic.partition_create_failed", topic=info.name, path=path, error=str(e))
                 raise KafkaStorageError(f"could not create partition {p} of topic '{info.name}': {e}") from e
         return opened
 
-    def _discard(
+    def discard_partitions(
         self, opened: Mapping[tuple[str, int], PartitionLog], info: TopicInfo, partitions: range
     ) -> None:
-        """Undo `_open_new_partitions` (no flush: nothing is kept); what stays is an orphan at start-up."""
+        """Undo `open_partitions` (no flush: nothing is kept); what stays is an orphan at start-up."""
         for plog in opened.values():
             with contextlib.suppress(OSError, LogError):
                 plog.delete()
@@ -253,11 +264,30 @@ class LogManager:
         *,
         validate_only: bool = False,
     ) -> TopicInfo:
-        """CreateTopics for one topic; -1 partitions / replication factor take the broker defaults."""
+        """CreateTopics for one topic; -1 partitions / replication factor take the broker defaults.
+
+        Everything happens before this returns (internal topics, auto-creation); CreateTopics itself
+        creates large topics off the event loop with `topic_creation.TopicCreation`."""
+        info, rf = self.new_topic(name, num_partitions, replication_factor, configs)
+        if validate_only:
+            return info
+        opened = self.open_partitions(info, range(info.partitions))
+        self.install_topic(info, rf, opened)
+        return info
+
+    def new_topic(
+        self,
+        name: str,
+        num_partitions: int = -1,
+        replication_factor: int = -1,
+        configs: Mapping[str, str | None] | None = None,
+    ) -> tuple[TopicInfo, int]:
+        """The topic a creation would make, and its replication factor, checked as Kafka checks them."""
         validate_topic_name(name)
-        if name in self._topics:
+        if name in self._topics or name in self.creating.values():
             raise TopicAlreadyExists(f"topic '{name}' already exists")
-        other = self._image.by_collision_name.get(collision_name(name))
+        collides = collision_name(name)
+        other = self._image.by_collision_name.get(collides) or self.creating.get(collides)
         if other is not None:
             raise InvalidTopic(f"topic '{name}' collides with existing topic: {other}")
         partitions = self.default_partitions if num_partitions == -1 else num_partitions
@@ -273,19 +303,23 @@ class LogManager:
             )
         info = TopicInfo(name, _new_topic_id(), partitions, validate_overrides(configs or {}))
         self._log_config(info)  # the overrides must resolve
-        if validate_only:
-            return info
-        opened = self._open_new_partitions(info, range(partitions))
+        return info, rf
+
+    def install_topic(self, info: TopicInfo, rf: int, opened: dict[tuple[str, int], PartitionLog]) -> None:
+        """Record a new topic whose partitions are open: from now on it is visible (or, on a
+        KafkaStorageError, the partitions are removed again and nothing changed)."""
+        name = info.name
         try:
+            if self._closed:
+                raise KafkaStorageError(f"could not record the creation of topic '{name}': logs are closed")
             self._commit(topic_records(info), "creation", name)
         except KafkaStorageError:
-            self._discard(opened, info, range(partitions))
+            self.discard_partitions(opened, info, range(info.partitions))
             raise
         self._logs.update(opened)
-        log.info("topic.created", topic=name, partitions=partitions, topic_id=str(info.topic_id))
+        log.info("topic.created", topic=name, partitions=info.partitions, topic_id=str(info.topic_id))
         for listener in self.on_topic:
             listener(name, rf)
-        return info
 
     def delete_topic(self, name: str) -> TopicInfo:
         """DeleteTopics: record the removal, then close and remove the partition directories."""
@@ -311,6 +345,16 @@ class LogManager:
     def create_partitions(self, name: str, total: int, *, validate_only: bool = False) -> TopicInfo:
         """CreatePartitions: grow a topic to `total` partitions."""
         info = self._require(name)
+        grown = self.grown_topic(info, total)
+        if validate_only:
+            return grown
+        opened = self.open_partitions(grown, range(info.partitions, total))
+        self.install_partitions(info, grown, opened)
+        return grown
+
+    @staticmethod
+    def grown_topic(info: TopicInfo, total: int) -> TopicInfo:
+        """`info` with `total` partitions, if that is growth (INVALID_PARTITIONS otherwise)."""
         if total < info.partitions:
             raise InvalidPartitions(
                 f"topic currently has {info.partitions} partitions, "
@@ -318,18 +362,37 @@ class LogManager:
             )
         if total == info.partitions:
             raise InvalidPartitions(f"topic already has {info.partitions} partitions")
-        grown = replace(info, partitions=total)
-        if validate_only:
-            return grown
-        added = range(info.partitions, total)
-        opened = self._open_new_partitions(grown, added)
+        return replace(info, partitions=total)
+
+    def install_partitions(
+        self, info: TopicInfo, grown: TopicInfo, opened: dict[tuple[str, int], PartitionLog]
+    ) -> TopicInfo:
+        """Record the growth of `info` (as it was when the partitions were opened) to `grown`'s count;
+        the topic as it is now. If the topic changed meanwhile (deleted, grown by another request)
+        or the change cannot be recorded, the new partitions are removed again and this raises."""
+        name, added = info.name, range(info.partitions, grown.partitions)
         try:
-            self._commit(partition_records(grown, info.partitions, total), "partition creation", name)
-        except KafkaStorageError:
-            self._discard(opened, grown, added)
+            current = self._topics.get(name)
+            if current is None or current.topic_id != info.topic_id:
+                raise UnknownTopicOrPartition(f"topic '{name}' was deleted while its partitions were created")
+            if current.partitions != info.partitions:
+                raise InvalidPartitions(f"topic '{name}' now has {current.partitions} partitions")
+            if self._closed:
+                raise KafkaStorageError(
+                    f"could not record the partition creation of '{name}': logs are closed"
+                )
+            grown = replace(current, partitions=grown.partitions)
+            self._commit(
+                partition_records(grown, info.partitions, grown.partitions), "partition creation", name
+            )
+        except LogError:
+            self.discard_partitions(opened, grown, added)
             raise
+        config = self._log_config(grown)  # the topic's configs may have changed while they were opened
+        for plog in opened.values():
+            plog.update_config(config)
         self._logs.update(opened)
-        log.info("topic.partitions_created", topic=name, partitions=total)
+        log.info("topic.partitions_created", topic=name, partitions=grown.partitions)
         return grown
 
     # -- configs -------------------------------------------------------------------------------
