@@ -335,6 +335,11 @@ def _run_tool(args: argparse.Namespace) -> int:
     except BrokenPipeError:  # the reader (head, less) went away
         sys.stderr.close()
         return 0
+    except Exception as exc:  # a client's own check, a lost connection: unforeseen, still one line
+        from kafkito.broker.tools.connect import describe_error
+
+        print(f"{where}: {describe_error(exc)}", file=sys.stderr)
+        return 1
     return status
 
 

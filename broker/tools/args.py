@@ -125,7 +125,11 @@ def add_consume(sub: Any) -> None:
     consume.add_argument("--max-messages", type=int, metavar="N", help="stop after N records")
     consume.add_argument("--timeout-ms", type=int, metavar="MS", help="stop after MS without a record")
     consume.add_argument("--partition", type=int, help="only this partition")
-    consume.add_argument("--offset", type=int, help="start at this offset (of each partition read)")
+    consume.add_argument(
+        "--offset",
+        metavar="OFFSET",
+        help="start here in each partition read: a number, earliest (or -2), latest (or -1)",
+    )
     for name in ("key", "headers", "timestamp", "partition", "offset"):
         consume.add_argument(f"--print-{name}", action="store_true", help=f"print the {name}")
     consume.add_argument(

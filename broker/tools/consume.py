@@ -18,6 +18,23 @@ from kafkito.broker.tools.connect import consumer, kafka_errors
 from kafkito.broker.tools.output import ToolError
 
 TIMESTAMP_TYPES = {0: "CreateTime", 1: "LogAppendTime"}
+# --offset's words, as kafka-console-consumer.sh takes them, and ListOffsets' -2 and -1 for them.
+EARLIEST, LATEST = "earliest", "latest"
+OFFSET_WORDS = {EARLIEST: EARLIEST, LATEST: LATEST, "-2": EARLIEST, "-1": LATEST}
+
+
+def parse_offset(text: str) -> int | str:
+    """`--offset`: an offset (>= 0), or EARLIEST / LATEST for `earliest`, `latest`, -2 and -1."""
+    word = OFFSET_WORDS.get(text.strip().lower())
+    if word is not None:
+        return word
+    try:
+        offset = int(text)
+    except ValueError:
+        offset = -3
+    if offset < 0:
+        raise ToolError(f"--offset {text!r} is not an offset: a number >= 0, earliest (-2) or latest (-1)", 2)
+    return offset
 
 
 def decode(data: bytes | None, fmt: str) -> str | None:
@@ -65,8 +82,10 @@ def format_record(record: Any, args: argparse.Namespace) -> str:
 
 
 def _consumer(args: argparse.Namespace) -> Any:
+    if args.offset is not None:
+        args.offset = parse_offset(args.offset)
     options: dict[str, Any] = {
-        "auto_offset_reset": "earliest" if args.from_beginning else "latest",
+        "auto_offset_reset": "earliest" if args.from_beginning or args.offset == EARLIEST else "latest",
         "consumer_timeout_ms": args.timeout_ms if args.timeout_ms is not None else float("inf"),
     }
     if args.group:
@@ -92,10 +111,10 @@ def _assign(client: Any, args: argparse.Namespace) -> None:
         raise ToolError(f"topic {args.topic} has no partition {args.partition} (it has {len(partitions)})")
     chosen = [TopicPartition(args.topic, p) for p in sorted(partitions) if args.partition in (None, p)]
     client.assign(chosen)
-    if args.offset is not None:
+    if isinstance(args.offset, int):
         for tp in chosen:
             client.seek(tp, args.offset)
-    elif args.from_beginning:
+    elif args.offset == EARLIEST or (args.offset is None and args.from_beginning):
         client.seek_to_beginning(*chosen)
     else:
         client.seek_to_end(*chosen)

@@ -63,8 +63,12 @@ def describe_group(client: Any, group: str) -> dict[str, Any]:
         consumer_group = describe_consumer_group(client, group)
         if consumer_group is not None:
             return consumer_group
-        raise ToolError(f"consumer group '{group}' does not exist: `kafkito groups list` shows the groups")
+        raise NoSuchGroup(f"consumer group '{group}' does not exist: `kafkito groups list` shows the groups")
     return dict(described)
+
+
+class NoSuchGroup(ToolError):
+    """The coordinator does not know the group (Kafka's state Dead)."""
 
 
 def _assignments(described: dict[str, Any]) -> dict[tuple[str, int], dict[str, Any]]:

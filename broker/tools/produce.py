@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO
 
 from kafkito.broker.tools.connect import kafka_errors, producer
 from kafkito.broker.tools.output import ToolError
@@ -81,12 +81,23 @@ def _no_topic_hint(topic: str) -> Iterator[None]:
         ) from None
 
 
+def _check_partition(client: Any, topic: str, partition: int) -> None:
+    """`--partition N` names one of the topic's partitions (the client would raise at the first send)."""
+    partitions = client.partitions_for(topic)  # waits for the topic's metadata, up to max.block.ms
+    if partition not in partitions:
+        raise ToolError(f"topic {topic} has no partition {partition} (it has {len(partitions)})")
+
+
 def run(args: argparse.Namespace, source: TextIO | None = None) -> int:
     acks = args.acks if args.acks == "all" else int(args.acks)
+    if args.partition is not None and args.partition < 0:
+        raise ToolError(f"--partition {args.partition} is not a partition: use a number >= 0", 2)
     client = producer(args.bootstrap_server, acks=acks, linger_ms=5, max_block_ms=METADATA_WAIT_MS)
     sent = 0
     try:
         with kafka_errors(), _no_topic_hint(args.topic):
+            if args.partition is not None:
+                _check_partition(client, args.topic, args.partition)
             futures = [
                 client.send(
                     args.topic, value=line.value, key=line.key, headers=line.headers, partition=args.partition

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from kafkito.broker.tools.connect import admin, kafka_errors
-from kafkito.broker.tools.groups import INACTIVE, committed_offsets, describe_group
+from kafkito.broker.tools.groups import INACTIVE, NoSuchGroup, committed_offsets, describe_group
 from kafkito.broker.tools.output import ToolError, emit
 
 Partition = tuple[str, int]
@@ -50,13 +50,15 @@ def _partitions(client: Any, args: argparse.Namespace, committed: dict[Partition
     wanted: list[Partition] = []
     for spec in args.topic:
         topic, partitions = parse_topic(spec)
-        if partitions is None:
-            with kafka_errors():
-                described = client.describe_topics([topic])[0]
-            if described["error_code"]:
-                raise ToolError(f"no topic {topic}: `kafkito topics list` shows the topics")
-            partitions = [p["partition_index"] for p in described["partitions"]]
-        wanted.extend((topic, p) for p in sorted(partitions))
+        with kafka_errors():
+            described = client.describe_topics([topic])[0]
+        if described["error_code"]:
+            raise ToolError(f"no topic {topic}: `kafkito topics list` shows the topics")
+        present = [p["partition_index"] for p in described["partitions"]]
+        for partition in partitions or []:
+            if partition not in present:
+                raise ToolError(f"topic {topic} has no partition {partition} (it has {len(present)})")
+        wanted.extend((topic, p) for p in sorted(partitions or present))
     return wanted
 
 
@@ -100,7 +102,10 @@ def run(args: argparse.Namespace) -> int:
     for spec in args.topic:
         parse_topic(spec)
     client = admin(args.bootstrap_server)
-    described = describe_group(client, args.group) if args.execute else None
+    try:
+        described = describe_group(client, args.group) if args.execute else None
+    except NoSuchGroup:  # Dead, as Kafka's tool sees it: inactive, its offsets may be set
+        described = None
     if described is not None and described["group_state"] not in INACTIVE:
         raise ToolError(
             f"assignments can only be reset if the group '{args.group}' is inactive, but the current "

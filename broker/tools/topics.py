@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any
 
 from kafkito.broker.tools.connect import admin, kafka_errors
@@ -160,6 +161,10 @@ def run_alter(args: argparse.Namespace) -> int:
         changes: dict[str, Any] = {k: ("SET", v) for k, v in parse_configs(args.config).items()}
         changes.update({name: ("DELETE", None) for name in args.delete_config})
         if changes:
-            client.alter_configs([ConfigResource(ConfigResourceType.TOPIC, args.topic, changes)])
+            try:
+                client.alter_configs([ConfigResource(ConfigResourceType.TOPIC, args.topic, changes)])
+            except ValueError as exc:  # kafka-python's check: a name the topic's configs do not list
+                names = ", ".join(sorted(re.findall(r"'([^']*)'", str(exc)))) or str(exc)
+                raise ToolError(f"InvalidConfigurationError: unknown topic config name: {names}") from None
             print(f"Altered the configs of topic {args.topic}: {', '.join(sorted(changes))}.")
     return 0
