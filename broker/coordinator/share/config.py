@@ -18,6 +18,8 @@ class ShareConfig:
     group_share_max_heartbeat_interval_ms: int = 15_000
     group_share_max_size: int = 200
     group_share_record_lock_duration_ms: int = 30_000
+    group_share_min_record_lock_duration_ms: int = 15_000
+    group_share_max_record_lock_duration_ms: int = 60_000
     group_share_delivery_count_limit: int = 5
     group_share_partition_max_record_locks: int = 2_000
 
@@ -43,4 +45,11 @@ SESSION_TIMEOUT = "share.session.timeout.ms"
 HEARTBEAT_INTERVAL = "share.heartbeat.interval.ms"
 AUTO_OFFSET_RESET = "share.auto.offset.reset"
 RECORD_LOCK_DURATION = "share.record.lock.duration.ms"
-SHARE_GROUP_CONFIG_NAMES = (AUTO_OFFSET_RESET, HEARTBEAT_INTERVAL, RECORD_LOCK_DURATION, SESSION_TIMEOUT)
+ISOLATION_LEVEL = "share.isolation.level"
+SHARE_GROUP_CONFIG_NAMES = (
+    AUTO_OFFSET_RESET,
+    HEARTBEAT_INTERVAL,
+    ISOLATION_LEVEL,
+    RECORD_LOCK_DURATION,
+    SESSION_TIMEOUT,
+)

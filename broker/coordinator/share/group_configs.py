@@ -1,8 +1,8 @@
 """Per-group share configs (Kafka's GroupConfig for share groups, on a GROUP config resource):
-`share.session.timeout.ms` and `share.heartbeat.interval.ms` within the broker's
-`group.share.min/max.*` bounds, `share.record.lock.duration.ms` (15 s to 60 s, Kafka's
-`group.share.min/max.record.lock.duration.ms`) and `share.auto.offset.reset` (latest, the default,
-or earliest) for partitions a group starts to consume.
+`share.session.timeout.ms`, `share.heartbeat.interval.ms` and `share.record.lock.duration.ms`, each
+within the broker's `group.share.min/max.*` bounds, `share.auto.offset.reset` (latest, the default,
+or earliest) for partitions a group starts to consume, and `share.isolation.level`
+(read_uncommitted, the default, or read_committed) for what its share fetches may acquire.
 
 Kept across restarts by the shell, as for consumer groups (`broker/durable_group_configs.py`).
 """
@@ -16,15 +16,16 @@ from kafkito.broker.coordinator.consumer.group_configs import GroupConfigError
 from kafkito.broker.coordinator.share.config import (
     AUTO_OFFSET_RESET,
     HEARTBEAT_INTERVAL,
+    ISOLATION_LEVEL,
     RECORD_LOCK_DURATION,
     SESSION_TIMEOUT,
     ShareConfig,
 )
 
 AUTO_OFFSET_RESET_VALUES = ("earliest", "latest")
-MIN_RECORD_LOCK_DURATION_MS = 15_000
-MAX_RECORD_LOCK_DURATION_MS = 60_000
+ISOLATION_LEVEL_VALUES = ("read_committed", "read_uncommitted")
 Value = int | str
+_CHOICES = {AUTO_OFFSET_RESET: AUTO_OFFSET_RESET_VALUES, ISOLATION_LEVEL: ISOLATION_LEVEL_VALUES}
 
 
 class ShareGroupConfigs:
@@ -40,6 +41,7 @@ class ShareGroupConfigs:
         c = self._config
         return {
             AUTO_OFFSET_RESET: "latest",
+            ISOLATION_LEVEL: "read_uncommitted",
             HEARTBEAT_INTERVAL: c.group_share_heartbeat_interval_ms,
             RECORD_LOCK_DURATION: c.group_share_record_lock_duration_ms,
             SESSION_TIMEOUT: c.group_share_session_timeout_ms,
@@ -53,6 +55,10 @@ class ShareGroupConfigs:
 
     def heartbeat_interval_ms(self, group_id: str) -> int:
         return int(self.value(group_id, HEARTBEAT_INTERVAL))
+
+    def read_committed(self, group_id: str) -> bool:
+        """Whether the group's share fetches stop at the last stable offset and skip aborted records."""
+        return self.value(group_id, ISOLATION_LEVEL) == "read_committed"
 
     def start_offset(self, group_id: str, log_offsets: tuple[int, int]) -> int:
         """Where a share partition starts: the log start (earliest) or end (latest, the default)."""
@@ -97,11 +103,11 @@ class ShareGroupConfigs:
 
     def _parsed(self, name: str, raw: str) -> Value:
         self._known(name)
-        if name == AUTO_OFFSET_RESET:
-            if raw not in AUTO_OFFSET_RESET_VALUES:
+        choices = _CHOICES.get(name)
+        if choices is not None:
+            if raw not in choices:
                 raise GroupConfigError(
-                    f"Invalid value {raw} for configuration {name}: must be one of "
-                    f"{', '.join(AUTO_OFFSET_RESET_VALUES)}."
+                    f"Invalid value {raw} for configuration {name}: must be one of {', '.join(choices)}."
                 )
             return raw
         try:
@@ -117,7 +123,10 @@ class ShareGroupConfigs:
                 c.group_share_min_heartbeat_interval_ms,
                 c.group_share_max_heartbeat_interval_ms,
             ),
-            RECORD_LOCK_DURATION: (MIN_RECORD_LOCK_DURATION_MS, MAX_RECORD_LOCK_DURATION_MS),
+            RECORD_LOCK_DURATION: (
+                c.group_share_min_record_lock_duration_ms,
+                c.group_share_max_record_lock_duration_ms,
+            ),
         }
         for name, (low, high) in bounds.items():
             value = int(values[name])
