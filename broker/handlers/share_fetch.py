@@ -6,6 +6,9 @@ session's next. The request adds partitions to the session and may forget some (
 the member are released). Acknowledgements ride on the fetch. Records are acquired from every partition
 of the session; when none are, or fewer bytes than `min_bytes` could be (counted before acquiring,
 as Kafka does), and `max_wait_ms` allows, the fetch waits in the share-fetch purgatory.
+The group's `share.isolation.level` says how far records may be acquired: the high watermark, or
+the last stable offset without aborted transactions' records (read_committed); `max_bytes` is split
+among the session's partitions as Kafka's does, and 0 gives no records.
 v2 (Kafka 4.2): the acquire mode (record-limit cuts at `max_records`) and renew acknowledgements.
 """
 
@@ -17,6 +20,7 @@ from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.handlers.share_group_heartbeat import share_groups_off
+from kafkito.broker.share.acquire import READ_COMMITTED, READ_UNCOMMITTED
 from kafkito.broker.share.answers import (
     AckTopicField,
     PartitionKey,
@@ -95,9 +99,10 @@ def handle(ctx: RequestContext, request: ShareFetchRequest) -> Any:
     wanted = list(session.partitions)
     params = FetchParams(
         max(request.max_records, 1),
-        _max_bytes(request),
+        request.max_bytes,
         int(getattr(request, "share_acquire_mode", 0)),
         max(request.min_bytes, 1),
+        READ_COMMITTED if ctx.groups.share_group_configs.read_committed(group_id) else READ_UNCOMMITTED,
     )
     if renew:  # a renewing fetch only extends locks (KIP-1222): it acquires nothing
         return _answer(ctx, group_id, [], acks, unknown)
@@ -114,10 +119,6 @@ async def _later(ctx: RequestContext, group_id: str, waiting: Any, acks: dict[Pa
                  unknown: list[PartitionKey]) -> Any:  # fmt: skip
     results: list[PartitionFetchResult] = await waiting
     return _answer(ctx, group_id, [r for r in results if r.ranges or r.error], acks, unknown)
-
-
-def _max_bytes(request: ShareFetchRequest) -> int:
-    return request.max_bytes if request.max_bytes > 0 else 0x7FFFFFFF
 
 
 def _update_session(

@@ -5,6 +5,8 @@ Released (AVAILABLE) records come first, then new ones from `next_offset` up to 
 aborted transactional batches are archived unseen). New records are taken a whole batch at a time, so
 `max_records` may be exceeded to end on a batch boundary (Kafka's batch-optimized acquire mode), or
 cut exactly in the record-limit mode. Control batches are archived: no member is given them.
+`max_bytes` is a hard limit, as a Kafka log read's: a batch that does not fit is left for a later
+fetch, unless it is the first of the fetch (`min_one`), which is taken whatever its size.
 
 `fetchable_bytes` is Kafka's min-bytes check of a share fetch: the bytes of the batches from the
 first record a fetch could acquire up to that bound, measured before anything is acquired.
@@ -40,6 +42,7 @@ def acquire(
     max_bytes: int,
     isolation: int = READ_UNCOMMITTED,
     mode: int = BATCH_OPTIMIZED,
+    min_one: bool = True,
 ) -> Acquired:
     """Acquire up to `max_records` for `member_id`; the record batches holding them and their ranges."""
     if sp.start_offset < plog.log_start_offset:
@@ -47,9 +50,15 @@ def acquire(
     offsets = sp.available(max_records)
     room = min(max_records - len(offsets), sp.window_room())
     bound = plog.last_stable_offset if isolation == READ_COMMITTED else plog.high_watermark
+    skipped: list[int] = []
     if room > 0 and sp.next_offset < bound:
-        offsets += _new_offsets(sp, plog, room, max_bytes, bound, isolation, mode == RECORD_LIMIT)
+        min_one = min_one and not offsets
+        strict = mode == RECORD_LIMIT
+        new, skipped = _new_offsets(sp, plog, room, max_bytes, bound, isolation, strict, min_one)
+        offsets += new
     ranges = sp.acquire(member_id, offsets) if offsets else []
+    if skipped:  # after acquiring: archived first, they would pass the start over the new records
+        sp.skip(skipped)
     if not ranges:
         return Acquired()
     return Acquired(_batches_of(plog, ranges), ranges)
@@ -85,36 +94,41 @@ def _new_offsets(
     bound: int,
     isolation: int,
     strict: bool,
-) -> list[int]:
+    min_one: bool,
+) -> tuple[list[int], list[int]]:
+    """The new offsets to acquire, and those to archive unseen (control and aborted batches)."""
     new: list[int] = []
     skipped: list[int] = []
     aborted = _aborted(plog, sp.next_offset, bound) if isolation == READ_COMMITTED else []
     position = sp.next_offset
     read = 0
-    while position < bound and len(new) < room and (read < max_bytes or not new):
+    full = False
+    while position < bound and len(new) < room and not full:
         chunk = plog.read(position, _CHUNK)
         advanced = False
         for _, header in iter_headers(chunk):
             if header.next_offset <= position or header.base_offset >= bound:
                 continue
-            advanced = True
-            first = max(header.base_offset, position)
-            position = header.next_offset
-            span = range(first, min(header.next_offset, bound))
             if header.attributes & CONTROL_MASK or _is_aborted(header, aborted):
-                skipped.extend(span)
+                advanced = True
+                skipped.extend(range(max(header.base_offset, position), min(header.next_offset, bound)))
+                position = header.next_offset
                 continue
-            new.extend(span)
+            if read + header.size > max_bytes and (new or not min_one):
+                full = True  # a batch that does not fit waits for the next fetch
+                break
+            advanced = True
+            new.extend(range(max(header.base_offset, position), min(header.next_offset, bound)))
+            position = header.next_offset
             read += header.size
-            if len(new) >= room or read >= max_bytes:
+            if len(new) >= room:
                 break
         if not advanced:
             break
     if strict:
         new = new[:room]
-    if skipped:
-        sp.skip(skipped)
-    return new
+        skipped = [o for o in skipped if not new or o < new[-1]]
+    return new, skipped
 
 
 def _aborted(plog: PartitionLog, start: int, end: int) -> list[tuple[int, int, int]]:

@@ -53,6 +53,7 @@ class FetchParams:
     max_bytes: int = 0x7FFFFFFF
     mode: int = BATCH_OPTIMIZED
     min_bytes: int = 1
+    isolation: int = READ_UNCOMMITTED  # the group's share.isolation.level
 
 
 class ShareManager:
@@ -65,12 +66,10 @@ class ShareManager:
         limits: ShareLimits,
         state_config: StateLogConfig,
         wall_ms: Callable[[], int],
-        isolation: int = READ_UNCOMMITTED,
     ) -> None:
         self.logs = logs
         self.timer = timer
         self.limits = limits
-        self.isolation = isolation
         self.state = ShareStateLog(logs, state_config, wall_ms)
         self.sessions = ShareSessions()
         self.partitions: dict[Key, SharePartition] = {}
@@ -134,32 +133,47 @@ class ShareManager:
     def fetch_now(
         self, group_id: str, member_id: str, wanted: Sequence[tuple[uuid.UUID, int]], params: FetchParams
     ) -> list[PartitionFetchResult]:
-        """Acquire what each wanted partition has for the member (no waiting)."""
-        results: list[PartitionFetchResult] = []
+        """Acquire what each wanted partition has for the member (no waiting), as Kafka's
+        DelayedShareFetch reads its log: `max_bytes` split evenly among the partitions, each read
+        within its share and within what is left of the whole (the first batch of the fetch is taken
+        whatever its size), and `max_records` for the whole fetch. A share partition built by this
+        fetch (its state read for the first time) acquires from the next fetch on, unless it is the
+        only one the fetch built: Kafka initializes share partitions asynchronously and answers as
+        soon as one of them can give records."""
+        results = [PartitionFetchResult(t, p) for t, p in wanted]
+        if params.max_bytes <= 0 or not wanted:
+            return results  # Kafka's partition max bytes need a positive request max bytes
         budget_records = max(params.max_records, 1)
         budget_bytes = params.max_bytes
-        for topic_id, partition in wanted:
-            result = PartitionFetchResult(topic_id, partition)
-            results.append(result)
+        per_partition = max(params.max_bytes // len(wanted), 1)
+        isolation = params.isolation
+        built = 0
+        for result in results:
             if budget_records <= 0:
                 continue
+            topic_id, partition = result.topic_id, result.partition
             try:
                 info = self.logs.topic_by_id(topic_id)
                 if info is None:
                     result.error = ErrorCode.UNKNOWN_TOPIC_ID
                     continue
+                fresh = (group_id, topic_id, partition) not in self.partitions
                 sp = self.partition(group_id, topic_id, partition)
                 plog = self.logs.get_log(info.name, partition)
-                got = acquire(
-                    sp, plog, member_id, budget_records, max(budget_bytes, 1), self.isolation, params.mode
-                )
+                if fresh:
+                    built += 1
+                    if built > 1:
+                        continue
+                limit = min(per_partition, budget_bytes)
+                first = budget_bytes == params.max_bytes
+                got = acquire(sp, plog, member_id, budget_records, limit, isolation, params.mode, first)
             except LogError as exc:
                 result.error = exc.code
                 result.message = str(exc)
                 continue
             result.records, result.ranges = got.records, got.ranges
             budget_records -= sum(r.last_offset - r.first_offset + 1 for r in got.ranges)
-            budget_bytes -= len(got.records)
+            budget_bytes = max(budget_bytes - len(got.records), 0)
         return results
 
     def enough_bytes(
@@ -179,7 +193,7 @@ class ShareManager:
                 sp = self.partition(group_id, topic_id, partition)
             except LogError:
                 return True
-            total += fetchable_bytes(sp, plog, params.min_bytes - total, self.isolation)
+            total += fetchable_bytes(sp, plog, params.min_bytes - total, params.isolation)
             if total >= params.min_bytes:
                 return True
         return False
