@@ -142,7 +142,9 @@ def test_offset_commit_checks_the_member_epoch() -> None:
     assert h.coordinator.fetch_offsets("g", [tp], False, "a", a.epoch + 1)[0] is ErrorCode.STALE_MEMBER_EPOCH
     assert h.coordinator.fetch_offsets("g", [tp], False, "ghost", 1)[0] is ErrorCode.UNKNOWN_MEMBER_ID
     assert h.coordinator.fetch_offsets("g", [tp], False, "a", a.epoch)[1][tp].offset == 5
-    assert h.coordinator.fetch_offsets("g", [tp], False, "", -1)[1][tp].offset == 5
+    assert h.coordinator.fetch_offsets("g", [tp], False, None, -1)[1][tp].offset == 5
+    # A member id named, even empty, is checked (Kafka lets only a null one through unchecked).
+    assert h.coordinator.fetch_offsets("g", [tp], False, "", -1)[0] is ErrorCode.UNKNOWN_MEMBER_ID
     # The committed offset survives a restart, on the consumer group.
     fresh = h.restart()
     group = fresh.get_consumer_group("g")

@@ -25,9 +25,11 @@ def test_commit_with_generation_minus_one_to_an_empty_group_succeeds() -> None:
     assert h.coordinator.fetch_offsets("g", [T0])[1][T0].offset == 2
 
 
-def test_commit_with_a_generation_to_a_missing_group_is_illegal_generation() -> None:
+def test_commit_with_a_generation_to_a_missing_group_is_group_id_not_found() -> None:
+    # OffsetCommit v9, the coordinator's default (before v9 ILLEGAL_GENERATION: see
+    # tests/offsets/test_commit_outside_group.py).
     h = Harness()
-    assert h.commit("g", {T0: 1}, member_id="m", generation=3).result == {T0: ErrorCode.ILLEGAL_GENERATION}
+    assert h.commit("g", {T0: 1}, member_id="m", generation=3).result == {T0: ErrorCode.GROUP_ID_NOT_FOUND}
     assert h.coordinator.get_group("g") is None
 
 
