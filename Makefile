@@ -8,7 +8,7 @@ DATA   ?= ./data
 HTTP_PORT ?= 8080
 PYTEST_ARGS ?=
 
-.PHONY: install install-dev install-clients install-spark kafka-reference run test test-fast lint bench compat conformance pipeline clean
+.PHONY: install install-dev install-clients install-spark kafka-reference run test test-fast lint bench compat docs-images conformance pipeline clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -82,8 +82,15 @@ FAST_WORKERS ?= 3
 test-fast: install-dev
 	$(BIN)/python -m pytest -m "not compat and not spark and not slow" -n $(FAST_WORKERS) $(PYTEST_ARGS)
 
+# Only this target rewrites COMPATIBILITY.md (after a full run); `make test` writes its matrix under
+# pytest's temporary directory (tests/support/artifacts.py).
 compat: install-dev install-clients
-	$(BIN)/python -m pytest tests/compat $(PYTEST_ARGS)
+	KAFKITO_COMPAT_MATRIX=$(CURDIR)/COMPATIBILITY.md $(BIN)/python -m pytest tests/compat $(PYTEST_ARGS)
+
+# The web console's screenshots in docs/images, taken by tests/console/test_browser.py in headless
+# chromium; any other run of those tests saves them under pytest's temporary directory.
+docs-images: install-dev install-clients
+	KAFKITO_DOCS_IMAGES=$(CURDIR)/docs/images $(BIN)/python -m pytest tests/console/test_browser.py $(PYTEST_ARGS)
 
 # Kafka 4.4 and kafkito answer the same requests (tests/conformance); CONFORMANCE.md is rewritten
 # with every difference, whether the run passes or not. `make test` runs the suite without the report.

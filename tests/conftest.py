@@ -48,6 +48,8 @@ MARKS_BY_PATH: dict[str, str] = {
     "coordinator/test_clients_": "slow",  # real consumer groups: joins, rebalances, session timeouts
     "transactions_e2e/test_crash.py": "slow",  # SIGKILLs the broker in the middle of transactions
     "transactions_e2e/test_consume_transform_produce.py": "slow",  # real consumer groups
+    "transactions_e2e/test_kafkajs.py": "slow",  # KafkaJS transactions, on node (make install-clients)
+    "datapath/test_kcat.py": "slow",  # kcat, which `make install-clients` installs
     "consumer_groups_clients": "slow",  # KIP-848 confluent consumers: SIGKILL, session timeouts, restarts
     "cli/test_session.py": "slow",  # not long, but drives tmux, which `make install-clients` installs
     "admin_tail/test_autocreate_clients.py": "slow",  # four real clients, kcat among them
@@ -63,6 +65,7 @@ MARKS_BY_PATH: dict[str, str] = {
 }
 SLOW_TESTS = {  # single tests, by node id relative to tests/
     "datapath/test_durability.py::test_sigkill_under_acks1_load_loses_no_acknowledged_record",
+    "broker/test_bootstrap_clients.py::test_kcat_lists_metadata",  # kcat (make install-clients)
 }
 
 

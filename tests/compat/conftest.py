@@ -1,4 +1,5 @@
-"""Compat fixtures: the brokers, the client drivers, and the matrix written to COMPATIBILITY.md."""
+"""Compat fixtures: the brokers, the client drivers, and the matrix written to COMPATIBILITY.md (by
+`make compat`; any other run writes it under pytest's temporary directory)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ import pytest
 
 from tests.compat.clients.base import Driver
 from tests.compat.matrix import Matrix
+from tests.support.artifacts import COMPAT_MATRIX_ENV, output_path
 from tests.support.brokers import ProcessBroker
 
-ROOT = Path(__file__).resolve().parents[2]
-MATRIX_FILE = ROOT / "COMPATIBILITY.md"
+MATRIX_NAME = "COMPATIBILITY.md"
 _MATRIX = pytest.StashKey[Matrix]()
+_MATRIX_FILE = pytest.StashKey[Path]()
 
 # Scenarios other than the cross-client group run with no initial rebalance delay, to stay fast.
 FAST_GROUPS = {"group.initial.rebalance.delay.ms": 0}
@@ -53,11 +55,18 @@ def selected_clients() -> list[str]:
     return names
 
 
+def matrix_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the matrix goes: $KAFKITO_COMPAT_MATRIX (`make compat`: the checked-in COMPATIBILITY.md),
+    else this session's temporary directory, so that `make test` leaves the checkout as it was."""
+    return output_path(COMPAT_MATRIX_ENV, tmp_path_factory.getbasetemp() / MATRIX_NAME)
+
+
 @pytest.fixture(scope="session")
-def matrix(request: pytest.FixtureRequest) -> Matrix:
+def matrix(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Matrix:
     m = request.config.stash.get(_MATRIX, None)
     if m is None:
         m = request.config.stash[_MATRIX] = Matrix()
+        request.config.stash[_MATRIX_FILE] = matrix_file(tmp_path_factory)
     return m
 
 
@@ -107,19 +116,20 @@ def pytest_runtest_makereport(
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Write COMPATIBILITY.md when this run filled every cell of the matrix (a partial run, e.g. with
+    """Write the matrix (`matrix_file`) when this run filled every cell of it (a partial run, e.g. with
     -k or KAFKITO_COMPAT_CLIENTS, leaves the file alone)."""
     m = session.config.stash.get(_MATRIX, None)
     if m is None or not m.cells:
         return
+    target = session.config.stash[_MATRIX_FILE]
     missing = m.missing(ALL_CLIENTS)
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if missing:
         if reporter is not None:
             reporter.write_line(
-                f"compat: partial run ({len(missing)} cells not run), {MATRIX_FILE.name} left as is"
+                f"compat: partial run ({len(missing)} cells not run), {target.name} left as is"
             )
         return
-    MATRIX_FILE.write_text(m.render())
+    target.write_text(m.render())
     if reporter is not None:
-        reporter.write_line(f"compat: wrote {MATRIX_FILE}")
+        reporter.write_line(f"compat: wrote {target}")

@@ -1,5 +1,6 @@
 """The console in a real headless chromium: what a person sees after producing, consuming and
-rebalancing, updated live without a reload, with no JavaScript error; screenshots for the docs."""
+rebalancing, updated live without a reload, with no JavaScript error; screenshots for the docs
+(written to docs/images by `make docs-images`, to the test's temporary directory otherwise)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.console.support import ConsoleBroker, PollingConsumer, produce, wait_until
+from tests.support.artifacts import DOCS_IMAGES_ENV, output_path
 
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 T = TypeVar("T")
 
 
@@ -117,8 +118,9 @@ def _stable_with(console: ConsoleBroker, group: str, members: int) -> bool:
 
 
 def test_the_timeline_gains_a_generation_when_a_member_joins_and_when_it_leaves(
-    console: ConsoleBroker, browser: Any
+    console: ConsoleBroker, browser: Any, tmp_path: Path
 ) -> None:
+    images = output_path(DOCS_IMAGES_ENV, tmp_path)
     produce(console.bootstrap, "clicks", [(None, b"click %d" % i, []) for i in range(20)])
     first = PollingConsumer(console.bootstrap, "dashboard", "clicks", "dashboard-1")
     second: PollingConsumer | None = None
@@ -143,11 +145,11 @@ def test_the_timeline_gains_a_generation_when_a_member_joins_and_when_it_leaves(
         for consumer in both:
             consumer.commit_up_to(12)
         wait_until(lambda: console.get("/api/groups/dashboard")["lag"] == 8, what="a commit at 12 of 20")
-        IMAGES.mkdir(parents=True, exist_ok=True)
+        images.mkdir(parents=True, exist_ok=True)
         browser.get(console.url + "/console/groups/dashboard")
         wait_for(browser, lambda d: text_of(d, "group-state") == "Stable" and text_of(d, "group-lag") == "8")
         wait_for(browser, lambda d: "on" in d.find_element(By.ID, "live").get_attribute("class"))
-        browser.save_screenshot(str(IMAGES / "console-group.png"))
+        browser.save_screenshot(str(images / "console-group.png"))
         browser.get(console.url + "/console/groups/dashboard/timeline")
         second.close()
         second = None
@@ -155,7 +157,7 @@ def test_the_timeline_gains_a_generation_when_a_member_joins_and_when_it_leaves(
         wait_for(browser, lambda d: _generations(d) > together)
         wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#timeline-svg .mark-leave"))
         assert "LeaveGroup" in text_of(browser, "generations")
-        browser.save_screenshot(str(IMAGES / "console-timeline.png"))
+        browser.save_screenshot(str(images / "console-timeline.png"))
     finally:
         if second is not None:
             second.close()
