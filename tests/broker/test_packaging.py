@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.brokers import free_port, wait_for_port
+from tests.support.brokers import wait_for_ready_file
 
 REPO = Path(__file__).resolve().parents[2]
 _NOT_SOURCE = shutil.ignore_patterns(
@@ -55,18 +55,18 @@ def test_installs_nothing_under_a_generic_top_level_name(installed: Path) -> Non
 
 
 def _serves(cmd: list[str], tmp_path: Path) -> None:
-    port = free_port()
+    ready = tmp_path / "ready.json"
     proc = subprocess.Popen(
-        [*cmd, "serve", "--port", str(port), "--data-dir", str(tmp_path / "data")],
+        [*cmd, "serve", "--port", "0", "--ready-file", str(ready), "--data-dir", str(tmp_path / "data")],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
     try:
-        wait_for_port("127.0.0.1", port, 60)
+        port = wait_for_ready_file(ready, proc, 60)["port"]
         with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
             # ApiVersions v0, correlation id 7, client id "t": the broker answers with the same id.
-            sock.sendall(bytes.fromhex("0000000b" "0012" "0000" "00000007" "0001") + b"t")
+            sock.sendall(bytes.fromhex("0000000b00120000000000070001") + b"t")
             size = int.from_bytes(sock.recv(4), "big")
             assert size > 4
             assert sock.recv(4) == (7).to_bytes(4, "big")

@@ -7,21 +7,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.brokers import free_port, wait_for_port
+from tests.support.brokers import wait_for_ready_file
 from tests.support.wire import WireClient
 
 
 def _serve(tmp_path: Path, level: str) -> tuple[subprocess.Popen[bytes], int, Path]:
-    port = free_port()
-    log_path = tmp_path / f"{level}.log"
+    log_path, ready = tmp_path / f"{level}.log", tmp_path / f"{level}-ready.json"
     with open(log_path, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "kafkito", "serve", "--port", str(port),
+            [sys.executable, "-m", "kafkito", "serve", "--port", "0", "--ready-file", str(ready),
              "--data-dir", str(tmp_path / level), "--log-level", level, "--log-format", "json"],
             stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
-    wait_for_port("127.0.0.1", port)
-    return proc, port, log_path
+    return proc, wait_for_ready_file(ready, proc)["port"], log_path
 
 
 def _requests_logged(tmp_path: Path, level: str) -> list[dict[str, object]]:

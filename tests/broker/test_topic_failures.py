@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from kafkito.protocol.errors import ErrorCode
-from tests.support.net import free_port, wait_for_port
+from tests.support.brokers import wait_for_ready_file
 from tests.support.wire import WireClient
 
 # The broker holds ~70 handles once started (50 __consumer_offsets partitions, sockets, the metadata
@@ -33,7 +33,8 @@ class Serve:
     def __init__(self, data_dir: Path, log_path: Path) -> None:
         self.data_dir = data_dir
         self.log_path = log_path
-        self.port = free_port()
+        self.port = 0  # a free one, bound by the child; the same one again on a restart
+        self.ready_path = data_dir.parent / f"{data_dir.name}-ready.json"
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -44,13 +45,13 @@ class Serve:
         cmd = [
             "prlimit", f"--nofile={nofile}:{nofile}", "--",
             sys.executable, "-m", "kafkito", "serve", "--port", str(self.port),
-            "--data-dir", str(self.data_dir), "--log-format", "json",
+            "--data-dir", str(self.data_dir), "--log-format", "json", "--ready-file", str(self.ready_path),
         ]  # fmt: skip
         for prop in props:
             cmd += ["--set", prop]
         with open(self.log_path, "ab") as out:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
-        wait_for_port("127.0.0.1", self.port, 30)
+        self.port = wait_for_ready_file(self.ready_path, self.proc)["port"]
         return self
 
     def stop(self) -> int:

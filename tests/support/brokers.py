@@ -21,7 +21,23 @@ from tests.support.net import free_port, wait_for_port
 from tests.support.waiting import wait_until
 
 T = TypeVar("T")
-__all__ = ["ProcessBroker", "ThreadBroker", "free_port", "wait_for_port"]
+__all__ = ["ProcessBroker", "ThreadBroker", "free_port", "wait_for_port", "wait_for_ready_file"]
+
+
+def wait_for_ready_file(path: Path, proc: subprocess.Popen[Any], timeout: float = 30.0) -> dict[str, Any]:
+    """What a child `kafkito serve --ready-file PATH` wrote once it served (its ports: broker.ready_file);
+    ChildProcessError when it exited first, AssertionError after `timeout` seconds."""
+
+    def written() -> dict[str, Any] | None:
+        try:
+            found: dict[str, Any] = json.loads(path.read_text())  # renamed into place whole
+        except FileNotFoundError:
+            if proc.poll() is not None:
+                raise ChildProcessError(f"kafkito serve exited with {proc.returncode}") from None
+            return None
+        return found
+
+    return wait_until(written, timeout, f"the ready file {path}")
 
 
 class ThreadBroker:
@@ -150,7 +166,7 @@ class ProcessBroker:
         )
         logf.close()
         try:
-            self.ready = wait_until(self._read_ready, timeout, "the broker's ready file")
+            self.ready = wait_for_ready_file(self.ready_path, self.proc, timeout)
             for port in self.also_wait:
                 wait_for_port("127.0.0.1", port, timeout)
         except (AssertionError, TimeoutError, ChildProcessError) as exc:
@@ -159,17 +175,6 @@ class ProcessBroker:
             raise RuntimeError(f"broker did not start ({exc}); log:\n{log}") from None
         self._port = int(self.ready["port"])
         return self
-
-    def _read_ready(self) -> dict[str, Any] | None:
-        """The ready file once the child wrote it (it is renamed into place whole)."""
-        assert self.proc is not None
-        try:
-            found: dict[str, Any] = json.loads(self.ready_path.read_text())
-        except FileNotFoundError:
-            if self.proc.poll() is not None:
-                raise ChildProcessError(f"kafkito serve exited with {self.proc.returncode}") from None
-            return None
-        return found
 
     def kill(self) -> None:
         """SIGKILL: no shutdown code runs."""
