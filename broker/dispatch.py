@@ -2,7 +2,7 @@
 
 A handler that raises is answered UNKNOWN_SERVER_ERROR in its API's error shape (the connection stays
 open, the traceback is logged once); a parked request is answered at its deadline if its completion
-never comes (`handlers/parked_deadline.py`).
+never comes (`parked_deadline.py`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import structlog
 
 from kafkito.broker import logging_setup
 from kafkito.broker.handlers import HANDLERS, KAFKA4_MINIMUMS, VERSIONS, api_versions
-from kafkito.broker.handlers.parked_deadline import deadline_ms, timeout_error, with_deadline
 from kafkito.broker.handlers.registry import Handler
+from kafkito.broker.parked_deadline import deadline_ms, timeout_error, with_deadline
 from kafkito.broker.spliced import Spliced
 from kafkito.broker.steering.intercept import Request, steer
 from kafkito.protocol.codec import (
@@ -284,7 +284,7 @@ def parked(
     broker: Broker, pending: Awaitable[Any], header: RequestHeader, request: Any, peer_host: str
 ) -> Any:
     """A parked request's answer: the handler's, UNKNOWN_SERVER_ERROR if it fails, or its API's timeout
-    error once its deadline passes on the broker's timer (`handlers/parked_deadline.py`)."""
+    error once its deadline passes on the broker's timer (`parked_deadline.py`)."""
     api_key, version = header.api_key, header.api_version
     delay = deadline_ms(broker.config, api_key, version, request)
 

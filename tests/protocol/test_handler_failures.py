@@ -18,11 +18,12 @@ from structlog.testing import capture_logs
 
 from kafkito.broker import dispatch
 from kafkito.broker.context import RequestContext
-from kafkito.broker.handlers.parked_deadline import SAFETY_MARGIN_MS, deadline_ms, own_bound_ms
+from kafkito.broker.parked_deadline import SAFETY_MARGIN_MS, deadline_ms, own_bound_ms
 from kafkito.protocol.codec import is_flexible, response_header_v1
 from kafkito.protocol.errors import ErrorCode
 from tests.conftest import make_config
 from tests.support.brokers import ThreadBroker
+from tests.support.waiting import wait_until
 from tests.support.wire import WireClient
 
 E = ErrorCode
@@ -99,9 +100,11 @@ def test_a_parked_request_that_never_completes_is_answered_at_its_deadline(
     topics = [{"name": "t", "num_partitions": 1, "replication_factor": 1, "assignments": [], "configs": []}]
     with WireClient(broker.bootstrap) as client:
         client.send(CREATE_TOPICS, 7, topics=topics, timeout_ms=1_000, validate_only=False)
-        broker.call(lambda: running.steering.advance(1_000 + SAFETY_MARGIN_MS - 1))
+        wait_until(lambda: broker.call(lambda: len(stuck.parked)) == 1, 10, "the request to be parked")
+        # The broker clock also moves with real time: stop well short of the deadline, then pass it.
+        broker.call(lambda: running.steering.advance(1_000 + SAFETY_MARGIN_MS // 2))
         assert broker.call(lambda: [f.done() for f in stuck.parked]) == [False]  # still waiting
-        broker.call(lambda: running.steering.advance(1))
+        broker.call(lambda: running.steering.advance(SAFETY_MARGIN_MS // 2 + 1))
         response = client.recv(CREATE_TOPICS, 7)
         assert [(t.name, t.error_code) for t in response.topics] == [("t", E.REQUEST_TIMED_OUT)]
         assert broker.call(lambda: [f.cancelled() for f in stuck.parked]) == [True]
