@@ -136,7 +136,10 @@ def _apply(request: Request, rule: FaultRule) -> Reply | Awaitable[Reply]:
     header = request.header
     api_key, version = header.api_key, header.api_version
     if api_key == METADATA:
-        return encode_response(fault_metadata(request.handle(), rule), header.correlation_id)
+        response = request.handle()
+        if isinstance(response, bytes):  # encoded by hand (one node, no ACLs): decoded to fault it
+            response = response_class(api_key, version).decode(response)
+        return encode_response(fault_metadata(response, rule), header.correlation_id)
     shape = shape_for(api_key, version)
     if shape is None:
         response = request_error_response(api_key, version, request.body, rule.error)
