@@ -6,11 +6,18 @@ on each change, and the cluster's finalized feature levels.
 The effective value of a property is this broker's dynamic value, else the cluster default's, else
 the static one (Kafka's order). Topic logs follow the new broker defaults at once. GROUP resources'
 dynamic configs are kept in the same store (`durable_group_configs`).
+
+As a Kafka 4.4 cluster (eligible leader replicas on, the default of a new cluster), the cluster default
+always holds `min.insync.replicas`: Kafka's controller adds it, with the static value, when it is
+missing, and refuses to remove it. Here it is the static value until an admin sets it.
+
+`synonyms` gives, for DescribeConfigs, every level that sets a config (KIP-226's synonyms).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -29,8 +36,32 @@ if TYPE_CHECKING:
 log = structlog.get_logger("kafkito.config")
 
 
+# DescribeConfigs' config sources of the broker levels.
+DYNAMIC_BROKER_CONFIG = 2
+DYNAMIC_DEFAULT_BROKER_CONFIG = 3
+STATIC_BROKER_CONFIG = 4
+DEFAULT_CONFIG = 5
+MIN_INSYNC_REPLICAS = "min.insync.replicas"
+_CLUSTER_MIN_ISR_REMOVAL = "Cluster-level min.insync.replicas cannot be removed while ELR is enabled."
+# Kafka's names of one kafkito property (KafkaConfig copies node.id and broker.id to each other).
+_SAME_PROPERTY = {"broker.id": "node.id", "node.id": "broker.id"}
+
+
 class DynamicConfigError(Exception):
     """A dynamic broker config change Kafka refuses (INVALID_REQUEST), with Kafka's message."""
+
+
+@cache
+def kafka_default(name: str) -> str | None:
+    """The default DescribeConfigs reports for broker config `name`: kafkito's for a property of its
+    table, else Kafka's (None: none, or null)."""
+    prop = PROPERTIES.get(name)
+    if prop is not None:
+        return None if prop.default is None else _as_text(prop.default)
+    from kafkito.broker.kafka_config_defs import BROKER_CONFIG_DEFS  # the first description loads it
+
+    d = BROKER_CONFIG_DEFS.get(name)
+    return None if d is None else d.default
 
 
 def _as_text(value: Any) -> str:
@@ -67,7 +98,11 @@ class BrokerConfigs:
 
     def static_value(self, name: str) -> str | None:
         """The value `name` was given at start (file, flags), or None when it was not given."""
-        return self._static.get(name) if name in self._static_explicit else None
+        if name not in self._static_explicit:
+            name = _SAME_PROPERTY.get(name, "")
+            if name not in self._static_explicit:
+                return None
+        return self._static.get(name, self._static.get("node.id") if name == "broker.id" else None)
 
     def dynamic_of(self, broker: str) -> dict[str, str]:
         """The dynamic configs set for one broker id."""
@@ -75,8 +110,49 @@ class BrokerConfigs:
 
     @property
     def dynamic_default(self) -> dict[str, str]:
-        """The cluster-wide default dynamic configs (DYNAMIC_DEFAULT_BROKER_CONFIG)."""
-        return dict(self.store.state.broker_configs.get(DEFAULT_SCOPE, {}))
+        """The cluster-wide default dynamic configs (DYNAMIC_DEFAULT_BROKER_CONFIG), min.insync.replicas
+        always among them (see the module's docstring)."""
+        stored = self.store.state.broker_configs.get(DEFAULT_SCOPE, {})
+        if MIN_INSYNC_REPLICAS in stored:
+            return dict(stored)
+        static = self.static_value(MIN_INSYNC_REPLICAS) or kafka_default(MIN_INSYNC_REPLICAS) or "1"
+        return {MIN_INSYNC_REPLICAS: static, **stored}
+
+    def names_set(self, broker: str | None) -> set[str]:
+        """The names some level above the defaults sets (this broker's dynamic configs, the cluster
+        default's, the static ones): every other config is at its default."""
+        names = set(self._static_explicit) | set(self.dynamic_default)
+        names |= {_SAME_PROPERTY[n] for n in names if n in _SAME_PROPERTY}
+        if broker is not None:
+            names |= set(self.store.state.broker_configs.get(broker, {}))
+        return names
+
+    def synonyms(
+        self, names: Sequence[str], first: str, broker: str | None
+    ) -> list[tuple[str, str | None, int]]:
+        """(name, value, source) of each level that sets one of `names` (a config and the configs that
+        stand in for it, in Kafka's order), as Kafka lists them: this broker's dynamic values (none when
+        `broker` is None: the cluster default resource), the cluster default's, the static ones, the
+        defaults; from the first that names `first` (Kafka drops those before it)."""
+        levels: list[tuple[Mapping[str, str], int]] = []
+        if broker is not None:
+            levels.append((self.store.state.broker_configs.get(broker, {}), DYNAMIC_BROKER_CONFIG))
+        levels.append((self.dynamic_default, DYNAMIC_DEFAULT_BROKER_CONFIG))
+        out: list[tuple[str, str | None, int]] = []
+        for values, source in levels:
+            out += [(n, values[n], source) for n in names if n in values]
+        for n in names:
+            static = self.static_value(n)
+            if static is not None:
+                out.append((n, static, STATIC_BROKER_CONFIG))
+        for n in names:
+            default = kafka_default(n)
+            if default is not None:
+                out.append((n, default, DEFAULT_CONFIG))
+        for i, (n, _, _) in enumerate(out):
+            if n == first:
+                return out[i:]
+        return []
 
     def alter(
         self, scope: str, to_set: Mapping[str, str], to_delete: Iterable[str] = (), *, replace: bool = False,
@@ -85,12 +161,15 @@ class BrokerConfigs:
         """Set and delete dynamic configs of `scope` ("" or a broker id); `replace` drops the others
         (legacy AlterConfigs). Checked as Kafka checks them, then saved, then applied.
 
-        Raises DynamicConfigError when Kafka would refuse the change, KafkaStorageError when it cannot be
-        saved (nothing changes then).
+        Raises DynamicConfigError when Kafka would refuse the change, InvalidConfig when it removes the
+        cluster's min.insync.replicas, KafkaStorageError when it cannot be saved (nothing changes then).
         """
         message = refusal(to_set, per_broker=scope != DEFAULT_SCOPE)
         if message is not None:
             raise DynamicConfigError(message)
+        removes = replace or MIN_INSYNC_REPLICAS in to_delete
+        if scope == DEFAULT_SCOPE and removes and MIN_INSYNC_REPLICAS not in to_set:
+            raise InvalidConfig(_CLUSTER_MIN_ISR_REMOVAL)
         state = self.store.state
         current = {} if replace else dict(state.broker_configs.get(scope, {}))
         for name in to_delete:

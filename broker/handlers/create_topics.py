@@ -21,9 +21,8 @@ from kafkito.broker.handlers.batch_limits import (
     TOO_MANY_RECORDS,
     requested_partitions,
 )
-from kafkito.broker.handlers.config_resources import warn_deprecated
+from kafkito.broker.handlers.config_resources import created_topic_configs, warn_deprecated
 from kafkito.broker.handlers.replicas import assignment_error, place
-from kafkito.broker.log.config import ConfigEntry
 from kafkito.broker.log.errors import LogError
 from kafkito.broker.log.metadata_log import TopicInfo
 from kafkito.protocol.errors import ErrorCode
@@ -65,7 +64,7 @@ def _result(name: str, error: ErrorCode, message: str | None = None, **extra: An
         error_message=message,
         num_partitions=-1,
         replication_factor=-1,
-        configs=None,
+        configs=[],
     )
     out.update(extra)
     return out
@@ -150,7 +149,7 @@ def _validate(ctx: RequestContext, t: CreatableTopic, duplicates: set[str]) -> d
     except (LogError, _Refused) as exc:
         return _result(t.name, exc.code, exc.message or None)
     warn_deprecated(t.name, (c.name for c in t.configs if c.value is not None))
-    return _created(info, [])
+    return _created(info, created_topic_configs(ctx, t.name, dict(info.configs)))
 
 
 async def _create_all(ctx: RequestContext, request: CreateTopicsRequest, duplicates: set[str]) -> Any:
@@ -167,11 +166,11 @@ async def _create_all(ctx: RequestContext, request: CreateTopicsRequest, duplica
             if t.assignments:
                 ordered = sorted(t.assignments, key=lambda a: a.partition_index)
                 place(ctx, t.name, 0, [a.broker_ids for a in ordered])
-            entries = ctx.topics.describe_config(t.name)
+            configs = created_topic_configs(ctx, t.name)
         except (LogError, _Refused) as exc:
             results.append(_result(t.name, exc.code, exc.message or None))
             continue
-        results.append(_created(info, entries))
+        results.append(_created(info, configs))
     return ctx.response(throttle_time_ms=0, topics=results)
 
 
@@ -185,21 +184,13 @@ def _configs(t: CreatableTopic) -> dict[str, str | None]:
     return {c.name: c.value for c in t.configs}
 
 
-def _created(info: TopicInfo, entries: Sequence[ConfigEntry]) -> dict[str, Any]:
+def _created(info: TopicInfo, configs: list[dict[str, Any]]) -> dict[str, Any]:
+    """A created (or validated) topic's result, with its configs as Kafka reports them (v5+)."""
     return _result(
         info.name,
         ErrorCode.NONE,
         topic_id=info.topic_id,
         num_partitions=info.partitions,
         replication_factor=1,
-        configs=[
-            dict(
-                name=e.name,
-                value=e.value,
-                read_only=False,
-                config_source=int(e.source),
-                is_sensitive=False,
-            )
-            for e in entries
-        ],
+        configs=configs,
     )

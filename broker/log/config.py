@@ -1,7 +1,15 @@
 """Topic-level log configs: Kafka's names, types, checks, broker fallbacks, typed view.
 
-A topic config's default is the broker property it follows (`broker.config`'s table), or its own
+The table is Kafka 4.4's LogConfig (tests/broker/test_config_defs.py checks it against the generated
+`broker/kafka_config_defs.py`: names, types, defaults, broker synonyms), with kafkito's checks of each
+value. A topic config's default is the broker property it follows (`broker.config`'s table), or its own
 default here when no broker property kafkito knows gives it.
+
+Three configs Kafka 4.0 removed (message.format.version, message.downconversion.enable,
+message.timestamp.difference.max.ms) are still accepted, as Kafka 3.9 accepts them, because kafkito
+serves Kafka 3.9's old protocol versions (message.downconversion.enable=false still refuses Fetch
+v0-v3). They are `removed`: described only for a topic that sets one, never as defaults, so a
+description lists what Kafka 4.4 lists.
 """
 
 from __future__ import annotations
@@ -43,7 +51,8 @@ class ConfigSource(IntEnum):
 class TopicConfigDef(NamedTuple):
     """One topic config: its Kafka name, the broker property it defaults from, type, check, default.
 
-    `default` is None when the broker property (in `broker.config`'s table) gives Kafka's default.
+    `default` is None when the broker property (in `broker.config`'s table) gives Kafka's default;
+    `removed`: a config Kafka 4.0 removed, accepted and described only when a topic sets it.
     """
 
     name: str
@@ -51,10 +60,12 @@ class TopicConfigDef(NamedTuple):
     type: ConfigType
     check: Callable[[str], None] | None = None
     default: str | None = None
+    removed: bool = False
 
 
 class ConfigEntry(NamedTuple):
-    """One row of a DescribeConfigs answer for a topic."""
+    """One row of a DescribeConfigs answer for a topic (the source says whether a topic override, some
+    broker property or Kafka's default gives the value; the handlers refine the broker level)."""
 
     name: str
     value: str
@@ -106,6 +117,11 @@ def _cleanup_policy(value: str) -> None:
         raise InvalidConfig(f"cleanup.policy {value!r} must be a list of compact, delete")
 
 
+def _gzip_level(value: str) -> None:
+    if value.strip() != "-1":
+        _int_range(1, 9)(value)
+
+
 def _long(lo: int) -> Callable[[str], None]:
     return _int_range(lo, LONG_MAX)
 
@@ -123,6 +139,8 @@ TOPIC_CONFIGS: dict[str, TopicConfigDef] = {
     d.name: d
     for d in (
         TopicConfigDef("cleanup.policy", "log.cleanup.policy", _LIST, _cleanup_policy),
+        TopicConfigDef("compression.gzip.level", "compression.gzip.level", _I, _gzip_level, "-1"),
+        TopicConfigDef("compression.lz4.level", "compression.lz4.level", _I, _int_range(1, 17), "9"),
         TopicConfigDef(
             "compression.type",
             "compression.type",
@@ -130,7 +148,9 @@ TOPIC_CONFIGS: dict[str, TopicConfigDef] = {
             _one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
             "producer",
         ),
+        TopicConfigDef("compression.zstd.level", "compression.zstd.level", _I, _int_range(-131072, 22), "3"),
         TopicConfigDef("delete.retention.ms", "log.cleaner.delete.retention.ms", _L, _long(0)),
+        TopicConfigDef("errors.deadletterqueue.group.enable", None, _B, _bool, "false"),
         TopicConfigDef("file.delete.delay.ms", "log.segment.delete.delay.ms", _L, _long(0), "60000"),
         TopicConfigDef("flush.messages", "log.flush.interval.messages", _L, _long(1)),
         TopicConfigDef("flush.ms", "log.flush.interval.ms", _L, _long(0), _NEVER),
@@ -140,6 +160,13 @@ TOPIC_CONFIGS: dict[str, TopicConfigDef] = {
         TopicConfigDef("local.retention.bytes", "log.local.retention.bytes", _L, _long(-2), "-2"),
         TopicConfigDef("local.retention.ms", "log.local.retention.ms", _L, _long(-2), "-2"),
         TopicConfigDef("max.compaction.lag.ms", "log.cleaner.max.compaction.lag.ms", _L, _long(1), _NEVER),
+        TopicConfigDef(
+            "max.decompressed.message.bytes",
+            "max.decompressed.message.bytes",
+            _I,
+            _int_range(1, INT_MAX - 8),
+            str(INT_MAX - 8),
+        ),
         TopicConfigDef("max.message.bytes", "message.max.bytes", _I, _int(0)),
         TopicConfigDef(
             "message.timestamp.after.max.ms", "log.message.timestamp.after.max.ms", _L, _long(0), "3600000"
@@ -155,19 +182,12 @@ TOPIC_CONFIGS: dict[str, TopicConfigDef] = {
         ),
         TopicConfigDef("min.cleanable.dirty.ratio", "log.cleaner.min.cleanable.ratio", _D, _ratio, "0.5"),
         TopicConfigDef("min.compaction.lag.ms", "log.cleaner.min.compaction.lag.ms", _L, _long(0), "0"),
-        TopicConfigDef(
-            "message.downconversion.enable", "log.message.downconversion.enable", _B, _bool, "true"
-        ),
-        TopicConfigDef("message.format.version", "log.message.format.version", _S, None, "3.0-IV1"),
-        TopicConfigDef(
-            "message.timestamp.difference.max.ms",
-            "log.message.timestamp.difference.max.ms",
-            _L,
-            _long(0),
-            _NEVER,
-        ),
         TopicConfigDef("min.insync.replicas", "min.insync.replicas", _I, _int(1), "1"),
         TopicConfigDef("preallocate", "log.preallocate", _B, _bool, "false"),
+        TopicConfigDef("remote.copy.lag.bytes", "log.remote.copy.lag.bytes", _L, _long(-1), "-1"),
+        TopicConfigDef("remote.copy.lag.ms", "log.remote.copy.lag.ms", _L, _long(-1), "0"),
+        TopicConfigDef("remote.log.copy.disable", None, _B, _bool, "false"),
+        TopicConfigDef("remote.log.delete.on.disable", None, _B, _bool, "false"),
         TopicConfigDef("remote.storage.enable", None, _B, _bool, "false"),
         TopicConfigDef("retention.bytes", "log.retention.bytes", _L, _long(-(2**63))),
         TopicConfigDef("retention.ms", "log.retention.ms", _L, _long(-1)),
@@ -178,11 +198,31 @@ TOPIC_CONFIGS: dict[str, TopicConfigDef] = {
         TopicConfigDef(
             "unclean.leader.election.enable", "unclean.leader.election.enable", _B, _bool, "false"
         ),
+        # Removed in Kafka 4.0, accepted as Kafka 3.9 does (see the module's docstring).
+        TopicConfigDef(
+            "message.downconversion.enable",
+            "log.message.downconversion.enable",
+            _B,
+            _bool,
+            "true",
+            removed=True,
+        ),
+        TopicConfigDef(
+            "message.format.version", "log.message.format.version", _S, None, "3.0-IV1", removed=True
+        ),
+        TopicConfigDef(
+            "message.timestamp.difference.max.ms",
+            "log.message.timestamp.difference.max.ms",
+            _L,
+            _long(0),
+            _NEVER,
+            removed=True,
+        ),
     )
 }
 
-# Topic configs Kafka 3.9 still accepts though they are deprecated (removed in Kafka 4.0): kept and
-# described, changing nothing; setting one logs a warning naming what replaces it.
+# The removed topic configs (Kafka 3.9 still accepts them): kept and described when a topic sets one;
+# setting one logs a warning naming what replaces it.
 DEPRECATED_TOPIC_CONFIGS: dict[str, str] = {
     "message.downconversion.enable": (
         "nothing: Kafka 4 no longer down-converts for old fetchers (false still refuses Fetch v0-v3 here, "
@@ -205,7 +245,17 @@ _BROKER_FALLBACKS: dict[str, tuple[tuple[str, int], ...]] = {
     "log.retention.ms": (("log.retention.minutes", 60_000), ("log.retention.hours", 3_600_000)),
     "log.roll.ms": (("log.roll.hours", 3_600_000),),
     "log.roll.jitter.ms": (("log.roll.jitter.hours", 3_600_000),),
+    "log.flush.interval.ms": (("log.flush.scheduler.interval.ms", 1),),
 }
+
+
+def broker_synonyms(name: str) -> tuple[str, ...]:
+    """The broker properties that give topic config `name` its default, the first one in force first
+    (Kafka's ServerTopicConfigSynonyms: `retention.ms` -> log.retention.ms, .minutes, .hours)."""
+    d = TOPIC_CONFIGS.get(name)
+    if d is None or d.broker_name is None:
+        return ()
+    return (d.broker_name, *(alt for alt, _ in _BROKER_FALLBACKS.get(d.broker_name, ())))
 
 
 def _lookup(source: Mapping[str, Any] | Any, dotted: str) -> Any:
@@ -276,9 +326,12 @@ def validate_overrides(overrides: Mapping[str, str | None]) -> dict[str, str]:
 
 
 def describe(overrides: Mapping[str, str], defaults: Mapping[str, str]) -> list[ConfigEntry]:
-    """Every topic config with its effective value and where that value comes from."""
+    """Every topic config with its effective value and where that value comes from (a removed config
+    only when the topic sets it)."""
     entries = []
     for name, d in sorted(TOPIC_CONFIGS.items()):
+        if d.removed and name not in overrides:
+            continue
         if name in overrides:
             entries.append(ConfigEntry(name, overrides[name], ConfigSource.DYNAMIC_TOPIC_CONFIG, d.type))
         elif name in defaults:
