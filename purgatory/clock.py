@@ -49,7 +49,7 @@ class SteerableClock:
     on a machine just booted.
     """
 
-    __slots__ = ("_base_ms", "_monotonic_ns", "_offset_ms")
+    __slots__ = ("_base_ns", "_monotonic_ns", "_offset_ms")
 
     def __init__(
         self,
@@ -57,11 +57,11 @@ class SteerableClock:
         wall_ns: Callable[[], int] = time.time_ns,
     ) -> None:
         self._monotonic_ns = monotonic_ns
-        self._base_ms = wall_ns() // 1_000_000 - monotonic_ns() // 1_000_000
+        self._base_ns = wall_ns() - monotonic_ns()  # in ns: whole ms apiece could lag the wall by 1 ms
         self._offset_ms = 0
 
     def now_ms(self) -> int:
-        return self._monotonic_ns() // 1_000_000 + self._base_ms + self._offset_ms
+        return (self._monotonic_ns() + self._base_ns) // 1_000_000 + self._offset_ms
 
     @property
     def offset_ms(self) -> int:
