@@ -62,6 +62,7 @@ MARKS_BY_PATH: dict[str, str] = {
     "go_clients": "slow",  # Sarama and kafka-go, built with Debian's Go; a member's session expiry
     "share_groups/test_clients.py": "slow",  # confluent ShareConsumers: a SIGKILLed member fenced
     "console/test_browser.py": "slow",  # headless chromium, which `make install-clients` installs
+    "conformance": "slow",  # beside a real Kafka 4.4 on a JVM (make install-clients fetches it)
 }
 SLOW_TESTS = {  # single tests, by node id relative to tests/
     "datapath/test_durability.py::test_sigkill_under_acks1_load_loses_no_acknowledged_record",
