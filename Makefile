@@ -47,12 +47,18 @@ install-clients:
 	@if [ -f tests/compat/node/package-lock.json ]; then \
 	  cd tests/compat/node && npm ci --silent --no-audit --no-fund >/dev/null; fi
 	@$(MAKE) --no-print-directory kafka-reference
+	@if [ -f $(JAVA_DRIVER) ] && [ -z "$$(find $(KAFKA_REFERENCE)/src $(KAFKA_REFERENCE)/pom.xml -newer $(JAVA_DRIVER))" ]; \
+	  then :; else cd $(KAFKA_REFERENCE) && { mvn -q -o -B package >/dev/null 2>&1 || mvn -q -B package; } \
+	  || { echo "building the Java client driver (tests/kafka_reference/src) failed" >&2; exit 1; }; fi
 
 # The reference Apache Kafka 4.4 (broker, clients, Streams, tools; tests/kafka_reference/pom.xml) in
 # ~/.m2, and its classpath for tests/support/kafka_reference.py. Maven runs only when the pom is newer
 # than the classpath file or a jar it names is gone: otherwise this is a few file checks.
 KAFKA_REFERENCE := tests/kafka_reference
 KAFKA_CLASSPATH := $(KAFKA_REFERENCE)/target/classpath.txt
+# The Java client driver of the tests (src/main/java, run by tests/compat/jvm.py), packaged by
+# install-clients when a source or the pom is newer than its jar: offline once Maven has its plugins.
+JAVA_DRIVER := $(KAFKA_REFERENCE)/target/kafka-reference-1.jar
 kafka-reference:
 	@if [ -f $(KAFKA_CLASSPATH) ] && [ $(KAFKA_CLASSPATH) -nt $(KAFKA_REFERENCE)/pom.xml ] \
 	  && tr ':' '\n' < $(KAFKA_CLASSPATH) | xargs ls >/dev/null 2>&1; then :; else \

@@ -29,6 +29,7 @@ DRIVERS = {
     "aiokafka": "aiokafka_client:AIOKafkaDriver",
     "kcat": "kcat_client:KcatDriver",
     "KafkaJS": "kafkajs_client:KafkaJSDriver",
+    "kafka-clients": "java_client:JavaDriver",
 }
 
 
@@ -44,7 +45,7 @@ def make_drivers(names: list[str]) -> list[Driver]:
 
 
 def selected_clients() -> list[str]:
-    """All five, or those named in KAFKITO_COMPAT_CLIENTS (comma-separated, for quick local runs; the
+    """All of them, or those named in KAFKITO_COMPAT_CLIENTS (comma-separated, for quick local runs; the
     matrix file is then not written)."""
     raw = os.environ.get("KAFKITO_COMPAT_CLIENTS", "").strip()
     if not raw:

@@ -1,4 +1,4 @@
-"""One group of five members, one per client, sharing partitions with the range assignor."""
+"""One group of one member per client, sharing partitions with the range assignor."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from kafkito.broker.auth.certs import write_set
 from kafkito.broker.auth.users import store_add
 from kafkito.broker.security.scram import ScramMechanism
 from tests.compat import reference as ref
+from tests.compat.clients import java_client
 from tests.compat.clients.base import Driver
 from tests.compat.harness import run_for_clients
 from tests.compat.matrix import Matrix
@@ -86,6 +87,7 @@ def _round_trips(s: _Secured) -> dict[str, Callable[[Login], None]]:
         "aiokafka": clients.aiokafka_round_trip,
         "KafkaJS": _kafkajs,
         "kcat": lambda login: kcat.round_trip(login, s.committed),
+        "kafka-clients": java_client.round_trip,
     }
 
 
@@ -96,6 +98,7 @@ def _refusals() -> dict[str, Callable[[Login], str]]:
         "aiokafka": lambda login: clients.aiokafka_login_error(login)[1],
         "KafkaJS": _kafkajs_refused,
         "kcat": kcat.login_error,
+        "kafka-clients": java_client.login_error,
     }
 
 
