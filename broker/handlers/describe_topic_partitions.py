@@ -57,8 +57,9 @@ def _partition(ctx: RequestContext, topic: str, p: int) -> dict[str, Any]:
         leader_epoch=0,
         replica_nodes=replicas,
         isr_nodes=partition_isr(ctx, topic, p),
-        eligible_leader_replicas=None,
-        last_known_elr=None,
+        # kafkito keeps no ELR (KIP-966): empty lists, as Kafka answers a partition that has none.
+        eligible_leader_replicas=[],
+        last_known_elr=[],
         offline_replicas=[r for r in replicas if r not in live],
     )
 
