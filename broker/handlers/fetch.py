@@ -38,6 +38,7 @@ _UNBOUNDED = 0x7FFFFFFF
 # Below this, one pread and a copy into the reply cost less than a descriptor duplicate, a sendfile
 # and a send of the surrounding bytes (bench/datapath.py, small fetches).
 REGION_AT = 16 * 1024
+_NO_ABORTED: tuple[tuple[int, int], ...] = ()
 
 
 class FetchPartition(Protocol):
@@ -133,7 +134,9 @@ def _response(ctx: RequestContext, wanted: list[PartitionFetch], result: FetchRe
                 data.log_start_offset,
                 data.records,
                 data.last_stable_offset,
-                data.aborted,
+                # A partition refused before the read (unknown, unauthorized) carries Kafka's
+                # partitionResponse defaults: an empty list, where a read's own error carries null.
+                _NO_ABORTED if p.error else data.aborted,
             )
         )
     return encode_fetch_response(ctx.version, 0, topics)
