@@ -51,8 +51,11 @@ READ_COMMITTED = 1
 def _lookup(
     ctx: RequestContext, topic: str, partition: int, timestamp: int, committed: bool
 ) -> dict[str, Any]:
-    out: dict[str, Any] = dict(partition_index=partition, error_code=ErrorCode.NONE, timestamp=-1, offset=-1)
-    out["leader_epoch"] = 0
+    # leader_epoch -1 unless an offset is found (an error, or no offset at that time, as Kafka's
+    # defaults); a found offset is in epoch 0, the only one a kafkito partition has.
+    out: dict[str, Any] = dict(
+        partition_index=partition, error_code=ErrorCode.NONE, timestamp=-1, offset=-1, leader_epoch=-1
+    )
     try:
         plog = ctx.topics.get_log(topic, partition)
     except LogError as exc:
@@ -64,7 +67,7 @@ def _lookup(
     elif timestamp in (EARLIEST, EARLIEST_LOCAL):
         out["offset"] = plog.log_start_offset
     elif timestamp == LATEST_TIERED and ctx.version >= 9:
-        out["leader_epoch"] = -1  # nothing is tiered: no offset, no epoch
+        pass  # nothing is tiered: no offset, no epoch
     elif timestamp == MAX_TIMESTAMP and ctx.version >= 7:
         found = plog.max_timestamp_offset()
         if found is not None:
@@ -75,6 +78,8 @@ def _lookup(
         found = plog.offset_for_timestamp(timestamp)
         if found is not None and found.offset < fetchable:
             out["timestamp"], out["offset"] = found.timestamp, found.offset
+    if out["offset"] >= 0:
+        out["leader_epoch"] = 0
     return out
 
 
