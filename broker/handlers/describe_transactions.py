@@ -1,7 +1,8 @@
 """DescribeTransactions (65): state, producer, timeout, start time and partitions of transactional ids.
 
 v0 only (flexible). The start time is epoch milliseconds as the coordinator stamped it (-1 when no
-transaction is open).
+transaction is open). An id answered with an error (unknown, empty, loading) carries nothing else:
+the schema's defaults, 0 for the producer, its epoch, the timeout and the start time, as Kafka.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ def handle(ctx: RequestContext, request: DescribeTransactionsRequestBody) -> Any
     states = []
     for txn_id in request.transactional_ids:
         d = txns.describe(txn_id)
+        if d.error:
+            states.append(_failed(d.transactional_id, d.error))
+            continue
         states.append(
             dict(
                 error_code=d.error,
@@ -39,3 +43,16 @@ def handle(ctx: RequestContext, request: DescribeTransactionsRequestBody) -> Any
             )
         )
     return ctx.response(throttle_time_ms=0, transaction_states=states)
+
+
+def _failed(transactional_id: str, error: int) -> dict[str, Any]:
+    return dict(
+        error_code=error,
+        transactional_id=transactional_id,
+        transaction_state="",
+        transaction_timeout_ms=0,
+        transaction_start_time_ms=0,
+        producer_id=0,
+        producer_epoch=0,
+        topics=[],
+    )

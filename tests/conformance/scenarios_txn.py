@@ -99,7 +99,7 @@ def transaction_commit_and_abort(side: Side) -> None:
                  generation_id=-1, member_id="", group_instance_id=None,
                  topics=[{"name": t, "partitions": [{"partition_index": 0, "committed_offset": 2,
                                                      "committed_leader_epoch": -1, "committed_metadata": ""}]}])  # fmt: skip
-    side.request(DESCRIBE_TXNS, 0, "ongoing", transactional_ids=[tid, side.name("never")])
+    side.request(DESCRIBE_TXNS, 0, "ongoing", transactional_ids=[tid, side.name("never"), ""])
     end(side, tid, pid, epoch, True, "commit", t)
     read_committed(side, t, "after commit")
     add_partition(side, tid, pid, epoch, t, "second transaction")
