@@ -2,6 +2,10 @@
 the controller.
 
 v1 endpoint type; v2 fenced brokers.
+
+A request for another endpoint type than a broker's (controllers, or an unknown type) is answered as
+Kafka's broker answers it: the error with its message and every other field at the schema's default
+(endpoint type 1, an empty cluster id, controller -1, no brokers, operations not requested).
 """
 
 from __future__ import annotations
@@ -45,10 +49,11 @@ def handle(ctx: RequestContext, request: DescribeClusterRequest) -> Any:
             throttle_time_ms=0,
             error_code=error,
             error_message=message,
-            endpoint_type=request.endpoint_type,
-            cluster_id=cluster.cluster_id,
+            endpoint_type=_BROKERS_ENDPOINT,
+            cluster_id="",
             controller_id=-1,
             brokers=[],
+            authorized_operations=None,
         )
     return ctx.response(
         throttle_time_ms=0,

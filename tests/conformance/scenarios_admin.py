@@ -123,6 +123,13 @@ def describe_cluster(side: Side) -> None:
         include_cluster_authorized_operations=False,
         endpoint_type=2,
     )
+    side.request(
+        DESCRIBE_CLUSTER,
+        1,
+        "unknown endpoint type, operations asked for",
+        include_cluster_authorized_operations=True,
+        endpoint_type=7,
+    )
 
 
 def _produce(side: Side, t: str, label: str, records: bytes, partition: int = 0, acks: int = -1) -> None:
