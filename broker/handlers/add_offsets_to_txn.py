@@ -2,6 +2,9 @@
 
 v1 no change; v2 PRODUCER_FENCED; v3 flexible; v4 TRANSACTION_ABORTABLE (KIP-890). Answered once
 the transaction's record is written (TxnOffsetCommit to the group coordinator follows).
+
+As Kafka, the group id is not checked here: an empty one names its `__consumer_offsets` partition like
+any other (TxnOffsetCommit refuses it later); an empty transactional id is INVALID_REQUEST.
 """
 
 from __future__ import annotations
@@ -34,13 +37,10 @@ def handle(ctx: RequestContext, request: AddOffsetsToTxnRequestBody) -> Any:
         return ctx.response(throttle_time_ms=0, error_code=for_version("AddOffsetsToTxn", version, error))
 
     parked: Parked[ErrorCode] = Parked(build)
-    if not request.group_id:
-        parked.callback(ErrorCode.INVALID_GROUP_ID)
-    else:
-        ctx.transactions.add_offsets(
-            AddOffsetsRequest(
-                request.transactional_id, request.producer_id, request.producer_epoch, request.group_id
-            ),
-            parked.callback,
-        )
+    ctx.transactions.add_offsets(
+        AddOffsetsRequest(
+            request.transactional_id, request.producer_id, request.producer_epoch, request.group_id
+        ),
+        parked.callback,
+    )
     return parked.response()

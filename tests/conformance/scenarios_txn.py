@@ -131,3 +131,21 @@ def transaction_fenced_producer(side: Side) -> None:
     end(side, tid, new.producer_id, new.producer_epoch, True, "the new producer commits nothing")
     end(side, side.name("never"), 1, 0, True, "an unknown transactional id")
     read_committed(side, t, "the fenced write was aborted")
+
+
+@scenario("sequence")
+def add_offsets_to_txn_ids(side: Side) -> None:
+    """AddOffsetsToTxn checks the transactional id (empty: INVALID_REQUEST), not the group id."""
+    tid = side.name("txn")
+    r = init(side, tid, "a producer")
+    pid, epoch = r.producer_id, r.producer_epoch
+    for label, txn, group in (
+        ("an empty transactional id", "", side.name("group")),
+        ("an empty transactional id and group id", "", ""),
+        ("an empty group id", tid, ""),
+        ("a group", tid, side.name("group")),
+    ):
+        side.request(ADD_OFFSETS, 3, label, transactional_id=txn, producer_id=pid, producer_epoch=epoch,
+                     group_id=group)  # fmt: skip
+    side.request(DESCRIBE_TXNS, 0, "with the offsets partitions", transactional_ids=[tid])
+    end(side, tid, pid, epoch, False, "abort")

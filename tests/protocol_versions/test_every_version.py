@@ -31,7 +31,7 @@ EXPECTED: dict[int, set[int]] = {
     14: {E.INVALID_GROUP_ID, E.INCONSISTENT_GROUP_PROTOCOL},  # SyncGroup (v5: null protocol type)
     17: {E.ILLEGAL_SASL_STATE},  # SaslHandshake on a PLAINTEXT listener
     22: {E.INVALID_REQUEST},  # InitProducerId: transaction timeout 0
-    25: {E.INVALID_GROUP_ID},  # AddOffsetsToTxn
+    25: {E.INVALID_REQUEST},  # AddOffsetsToTxn: no transactional id
     26: {E.INVALID_REQUEST},  # EndTxn: no producer id
     29: {E.INVALID_REQUEST},  # DescribeAcls: resource type UNKNOWN
     36: {E.ILLEGAL_SASL_STATE},  # SaslAuthenticate on a PLAINTEXT listener

@@ -199,12 +199,18 @@ def test_describe_list_end_and_describe_producers(wire: WireClient) -> None:
     assert _end(wire, "app-x", pid, epoch + 1, False).error_code == ErrorCode.INVALID_TXN_STATE
 
 
-def test_add_offsets_and_an_empty_group_id(wire: WireClient) -> None:
+def test_add_offsets_takes_an_empty_group_id_and_refuses_an_empty_transactional_id(wire: WireClient) -> None:
+    """As Kafka: the group id is not checked (an empty one names its partition like any other); an
+    empty transactional id is INVALID_REQUEST, whatever the group id."""
     r = _init(wire, "app-o")
     pid, epoch = r.producer_id, r.producer_epoch
     add = dict(transactional_id="app-o", producer_id=pid, producer_epoch=epoch)
     assert wire.request(ADD_OFFSETS, 3, group_id="g", **add).error_code == ErrorCode.NONE
-    assert wire.request(ADD_OFFSETS, 3, group_id="", **add).error_code == ErrorCode.INVALID_GROUP_ID
+    assert wire.request(ADD_OFFSETS, 3, group_id="", **add).error_code == ErrorCode.NONE
+    nameless = dict(add, transactional_id="")
+    for group in ("", "g"):
+        refused = wire.request(ADD_OFFSETS, 3, group_id=group, **nameless)
+        assert refused.error_code == ErrorCode.INVALID_REQUEST
     described = wire.request(DESCRIBE_TXNS, 0, transactional_ids=["app-o"]).transaction_states[0]
     assert [t.topic for t in described.topics] == ["__consumer_offsets"]
     assert _end(wire, "app-o", pid, epoch, False).error_code == ErrorCode.NONE
