@@ -1,7 +1,9 @@
 """DescribeAcls (29): the stored ACLs a filter matches, grouped by resource pattern.
 
 v0 carries no pattern type (its filter reads LITERAL); v1 pattern types, ANY and MATCH; v2 flexible.
-A filter with an UNKNOWN element is answered INVALID_REQUEST.
+A filter with an UNKNOWN (0) resource type, pattern type, operation or permission closes the
+connection, as Kafka's request parser refuses it (DescribeAclsRequest's validation); another value
+no enum knows is answered INVALID_REQUEST.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from kafkito.broker.security.acls import (
     resource_type,
 )
 from kafkito.broker.security.errors import SecurityError
+from kafkito.protocol.codec import MalformedRequest
 
 API_KEY = 29
 VERSIONS = (0, 3)
@@ -66,7 +69,18 @@ def grouped(acls: list[AclBinding]) -> list[dict[str, Any]]:
     ]
 
 
+_UNKNOWN = 0
+
+
+def _refuse_unknown_elements(f: AclFilterFields) -> None:
+    """Kafka's DescribeAclsRequest does not parse with an UNKNOWN element: the broker closes."""
+    codes = (f.resource_type_filter, f.pattern_type_filter, f.operation, f.permission_type)
+    if _UNKNOWN in codes:
+        raise MalformedRequest("DescribeAcls filter with an UNKNOWN element")
+
+
 def handle(ctx: RequestContext, request: AclFilterFields) -> Any:
+    _refuse_unknown_elements(request)
     try:
         acls = ctx.security.describe_acls(acl_filter(request))
     except SecurityError as e:

@@ -11,6 +11,8 @@ from kafkito.protocol.codec import REQUESTS
 OVERRIDES: dict[int, dict[str, Any]] = {
     0: {"acks": 1},  # Produce: acks=0 gets no response
     18: {"client_software_name": "kafkito-test", "client_software_version": "1.0"},  # ApiVersions v3+
+    # DescribeAcls: an ANY filter (the defaults, UNKNOWN, do not parse: the connection closes)
+    29: {"resource_type_filter": 1, "operation": 1, "permission_type": 1},
 }
 
 

@@ -33,7 +33,6 @@ EXPECTED: dict[int, set[int]] = {
     22: {E.INVALID_REQUEST},  # InitProducerId: transaction timeout 0
     25: {E.INVALID_REQUEST},  # AddOffsetsToTxn: no transactional id
     26: {E.INVALID_REQUEST},  # EndTxn: no producer id
-    29: {E.INVALID_REQUEST},  # DescribeAcls: resource type UNKNOWN
     36: {E.ILLEGAL_SASL_STATE},  # SaslAuthenticate on a PLAINTEXT listener
     47: {E.INVALID_GROUP_ID},  # OffsetDelete
     68: {E.INVALID_REQUEST},  # ConsumerGroupHeartbeat: no group id

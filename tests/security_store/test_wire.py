@@ -99,11 +99,21 @@ def test_bad_acl_requests_get_kafkas_errors_and_the_connection_stays(broker: Thr
         )
         assert [r.error_code for r in created.results] == [ErrorCode.INVALID_REQUEST] * 6
         assert all(r.error_message for r in created.results)
-        bad = wire.request(DESCRIBE_ACLS, 3, **acl_filter(op=0))
+        bad = wire.request(DESCRIBE_ACLS, 3, **acl_filter(rtype=99))
         assert (bad.error_code, bad.resources) == (ErrorCode.INVALID_REQUEST, [])
         deleted = wire.request(DELETE_ACLS, 3, filters=[acl_filter(pattern=0), acl_filter()])
         assert [r.error_code for r in deleted.filter_results] == [ErrorCode.INVALID_REQUEST, 0]
         assert wire.request(DESCRIBE_ACLS, 3, **acl_filter()).resources == []
+
+
+@pytest.mark.parametrize("unknown", ["rtype", "pattern", "op"])
+def test_describe_acls_with_an_unknown_element_closes_the_connection(
+    broker: ThreadBroker, unknown: str
+) -> None:
+    """As Kafka's DescribeAclsRequest, which does not parse with an UNKNOWN (0) element."""
+    with WireClient(broker.bootstrap) as wire:
+        wire.send(DESCRIBE_ACLS, 3, **acl_filter(**{unknown: 0}))
+        assert wire.recv_frame() is None
 
 
 def entity(*pairs: tuple[str, str | None]) -> list[dict[str, Any]]:
