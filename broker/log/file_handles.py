@@ -113,18 +113,19 @@ class FileHandles:
     def _evict_over(self, keep: int) -> bool:
         """Close the least recently used unpinned descriptors until at most `keep` stay open."""
         closed = False
-        if len(self._open) <= keep:
-            return closed
-        for holder in list(self._open):
-            if len(self._open) <= keep:
-                break
+        pinned: list[Holder] = []
+        while self._open and len(self._open) + len(pinned) > keep:
+            holder, _ = self._open.popitem(last=False)
             if holder.pins:
+                pinned.append(holder)
                 continue
-            del self._open[holder]
             fd, holder.fd = holder.fd, -1
             os.close(fd)
             self.evicted += 1
             closed = True
+        for holder in reversed(pinned):  # back where they were, the oldest first
+            self._open[holder] = None
+            self._open.move_to_end(holder, last=False)
         return closed
 
 
