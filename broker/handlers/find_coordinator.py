@@ -3,6 +3,10 @@ runs a cluster: then the leader of the key's partition of `__consumer_offsets` o
 
 v1 adds key_type (0 group, 1 transaction), throttle time and error message; v2 no change; v3 flexible;
 v4 batches keys (coordinator_keys -> coordinators, KIP-699); v5 and v6 no change on the wire.
+
+As Kafka: the internal topic of the key type is created on its first use here (`__consumer_offsets`
+for a group, `__transaction_state` for a transactional id). v1-v3 always carry a message, the error's
+name on success ("NONE"); from v4 a key's entry has a message only when its key type is unknown.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
+from kafkito.broker.log.errors import LogError
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 10
@@ -30,20 +35,35 @@ class FindCoordinatorRequestBody(Protocol):
 
 def handle(ctx: RequestContext, request: FindCoordinatorRequestBody) -> Any:
     key_type = request.key_type if ctx.version >= 1 else GROUP_KEY_TYPE
-    error = (
-        ErrorCode.NONE if key_type in (GROUP_KEY_TYPE, TRANSACTION_KEY_TYPE) else ErrorCode.INVALID_REQUEST
-    )
-    message = None if error is ErrorCode.NONE else f"unknown coordinator key type {key_type}"
-    # A group's coordinator needs `__consumer_offsets`: Kafka creates it here, on first use.
-    if key_type == GROUP_KEY_TYPE and not ctx.topics.ensure_offsets_topic():
-        error, message = ErrorCode.COORDINATOR_NOT_AVAILABLE, "__consumer_offsets could not be created"
+    error, message = _internal_topic(ctx, key_type)
     keys = request.coordinator_keys if ctx.version >= 4 else [request.key]
     found = [_coordinator(ctx, key, key_type, error, message) for key in keys]
     if ctx.version >= 4:
+        for entry in found:
+            if entry["error_code"] != ErrorCode.INVALID_REQUEST:
+                entry["error_message"] = None
         return ctx.response(throttle_time_ms=0, coordinators=found)
     answer = found[0]
     del answer["key"]
+    if answer["error_code"] == ErrorCode.NONE:
+        answer["error_message"] = ErrorCode.NONE.name
     return ctx.response(throttle_time_ms=0, **answer)
+
+
+def _internal_topic(ctx: RequestContext, key_type: int) -> tuple[ErrorCode, str | None]:
+    """The key type's coordinator topic, created on first use as Kafka does; an error when the key
+    type is unknown or the topic cannot be created."""
+    if key_type == GROUP_KEY_TYPE:
+        if ctx.topics.ensure_offsets_topic():
+            return ErrorCode.NONE, None
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE, "__consumer_offsets could not be created"
+    if key_type == TRANSACTION_KEY_TYPE:
+        try:
+            ctx.transactions.ensure_state_topic()
+        except (LogError, OSError):
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE, "__transaction_state could not be created"
+        return ErrorCode.NONE, None
+    return ErrorCode.INVALID_REQUEST, f"unknown coordinator key type {key_type}"
 
 
 def _coordinator(

@@ -121,6 +121,11 @@ class TransactionCoordinator:
                 log.info("txn.resume_markers", transactional_id=meta.transactional_id, state=meta.state.value)
                 self._markers.send(meta)
 
+    def ensure_state_topic(self) -> None:
+        """Create `__transaction_state` now, as Kafka does on the first FindCoordinator for a
+        transactional id (otherwise the first write creates it)."""
+        self._rt.sink.ensure_topic()
+
     def shutdown(self) -> None:
         """Stop the timers; writes and markers still in flight are answered NOT_COORDINATOR."""
         self._rt.active = False

@@ -70,6 +70,10 @@ class TxnRecordSink(Protocol):
         """Write `records` in one append, then call `done` with the append error (NONE on success)."""
         ...
 
+    def ensure_topic(self) -> None:
+        """Create `__transaction_state` if it is not there yet."""
+        ...
+
 
 class InMemoryTxnSink(InMemoryAppends[TxnLogRecord]):
     """The transaction coordinator's records in memory (see `InMemoryAppends`)."""
@@ -86,3 +90,6 @@ class InMemoryTxnSink(InMemoryAppends[TxnLogRecord]):
 
     def append(self, transactional_id: str, records: Sequence[TxnLogRecord], done: AppendCallback) -> None:
         self._answer(records, done)
+
+    def ensure_topic(self) -> None:
+        """Nothing to create: the records stay in memory."""

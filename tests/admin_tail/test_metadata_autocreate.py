@@ -52,6 +52,19 @@ def test_internal_topics_listed_once_they_exist(broker: ThreadBroker) -> None:
         assert "__transaction_state" not in internal  # no transactional producer yet
 
 
+def test_transaction_state_is_created_by_the_first_find_coordinator_of_a_transactional_id(
+    broker: ThreadBroker,
+) -> None:
+    """As Kafka: FindCoordinator for a transactional id creates `__transaction_state`, before any
+    producer initialises."""
+    with WireClient(broker.bootstrap) as client:
+        found = client.request(10, 4, key_type=1, coordinator_keys=["t"])
+        assert found.coordinators[0].error_code == ErrorCode.NONE
+        everything = client.request(METADATA, 12, topics=None, allow_auto_topic_creation=False)
+    internal = {t.name: t.is_internal for t in everything.topics}
+    assert internal.get("__transaction_state") is True
+
+
 def test_transaction_state_is_listed_once_a_transactional_producer_starts(broker: ThreadBroker) -> None:
     from confluent_kafka import Producer
 

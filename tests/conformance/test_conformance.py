@@ -7,6 +7,7 @@ import pytest
 from tests.conformance import (  # noqa: F401 - registers the scenarios
     scenarios_admin,
     scenarios_groups,
+    scenarios_requests,
     scenarios_sweep,
     scenarios_txn,
 )
