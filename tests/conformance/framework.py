@@ -98,6 +98,21 @@ class Side:
         frame = header + body
         self._send_frame(conn, struct.pack(">i", len(frame)) + frame, api_key, version, label)
 
+    def send_sized(
+        self,
+        api_key: int,
+        version: int,
+        size: int,
+        rest: bytes,
+        label: str,
+        conn: str = "main",
+        wait: float | None = None,
+    ) -> None:
+        """A size prefix of `size` (whatever is sent after it) followed by `rest`, recorded as a request
+        of `api_key` and `version`; `wait`: how long recv waits for an answer (ANSWER_TIMEOUT)."""
+        self.conn(conn).sock.settimeout(wait or ANSWER_TIMEOUT)
+        self._send_frame(conn, struct.pack(">i", size) + rest, api_key, version, label)
+
     def _send_frame(self, conn: str, frame: bytes, api_key: int, version: int, label: str) -> None:
         client = self.conn(conn)
         self._pending.setdefault(conn, []).append((api_key, version, self._label(api_key, version, label)))
