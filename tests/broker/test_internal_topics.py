@@ -20,13 +20,18 @@ def _batch() -> bytes:
 
 
 def test_produce_to_the_offsets_topic_is_refused(broker: ThreadBroker) -> None:
-    with WireClient(broker.bootstrap) as client:
+    def produce(client: WireClient) -> int:
         response = client.request(
             0, 9, transactional_id=None, acks=1, timeout_ms=1000,
             topic_data=[dict(name=OFFSETS, partition_data=[dict(index=0, records=_batch())])],
         )  # fmt: skip
-    part = response.responses[0].partition_responses[0]
-    assert part.error_code == ErrorCode.INVALID_TOPIC_EXCEPTION
+        return int(response.responses[0].partition_responses[0].error_code)
+
+    with WireClient(broker.bootstrap) as client:
+        # As Kafka: before its first use the topic does not exist, so the partition is unknown.
+        assert produce(client) == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        client.request(3, 12, topics=[dict(name=OFFSETS, topic_id=None)], allow_auto_topic_creation=False)
+        assert produce(client) == ErrorCode.INVALID_TOPIC_EXCEPTION
 
 
 def test_offsets_topic_is_internal_in_all_topics_and_cannot_be_deleted(broker: ThreadBroker) -> None:
