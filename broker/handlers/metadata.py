@@ -4,9 +4,12 @@ v1 adds rack, controller id, is_internal and null = all topics; v2 cluster id; v
 v4 allow_auto_topic_creation; v5 offline replicas; v7 leader epoch; v8 authorized operations;
 v9 flexible; v10 topic ids; v11 drops cluster authorized operations; v12 null topic names (by id).
 
-As Kafka: all topics (null) lists the internal ones too (`__consumer_offsets`, `__transaction_state`,
-`__share_group_state`, once they exist) with is_internal set; a topic auto-created by this request is
-answered with LEADER_NOT_AVAILABLE and no partitions, and the next request sees it.
+As Kafka 4 (KRaft): all topics (null) lists the internal ones too (`__consumer_offsets`,
+`__transaction_state`, `__share_group_state`, once they exist) with is_internal set; a topic
+auto-created by this request is answered UNKNOWN_TOPIC_OR_PARTITION with no partitions (Kafka's
+broker has only asked its controller to create it), and the next request sees it. Without an
+authorizer, the authorized operations asked for are every operation: the cluster's (v8-v10), and each
+topic's (v8+) but for a topic id no topic has; with one, authorized_operations.py puts the principal's.
 
 A one-node broker without ACLs encodes its answer by hand, each topic's partition list once
 (metadata_encode.py): a topic of thousands of partitions is answered in microseconds.
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from kafkito.broker.context import RequestContext
 from kafkito.broker.handlers.metadata_encode import (
+    NOT_REQUESTED,
     Broker,
     PartitionLists,
     TopicEntry,
@@ -28,6 +32,12 @@ from kafkito.broker.handlers.metadata_encode import (
 )
 from kafkito.broker.log.errors import LogError, TopicAlreadyExists
 from kafkito.broker.log.manager import TopicInfo, validate_topic_name
+from kafkito.broker.security.supported_operations import (
+    CLUSTER_OPERATIONS,
+    CLUSTER_OPERATIONS_BITS,
+    TOPIC_OPERATIONS,
+    TOPIC_OPERATIONS_BITS,
+)
 from kafkito.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
@@ -51,6 +61,8 @@ class MetadataRequest(Protocol):
 
     topics: Sequence[MetadataTopic] | None  # None (v1+): every topic
     allow_auto_topic_creation: bool  # v4+
+    include_cluster_authorized_operations: bool  # v8-v10
+    include_topic_authorized_operations: bool  # v8+
 
 
 def _topic_entry(info: TopicInfo, cluster: Cluster) -> dict[str, Any]:
@@ -143,20 +155,35 @@ def handle(ctx: RequestContext, request: MetadataRequest) -> Any:
         )
         answers = [_answer(topics, t, allow_auto) for t in wanted]
     cluster = ctx.cluster
+    topic_ops, cluster_ops = _all_operations(ctx, request)
     if ctx.authorizer is None and cluster.topology.single:
         # Nothing will change the answer (ACL filters, a multi-node topology): encoded by hand.
-        return _encoded(ctx, answers)
+        return _encoded(ctx, answers, topic_ops, cluster_ops)
     entries = [
         _topic_entry(a, cluster) if isinstance(a, TopicInfo) else _error_entry(a.name, a.code, a.topic_id)
         for a in answers
     ]
+    if topic_ops:
+        for entry in entries:
+            if entry["name"] is not None:
+                entry["authorized_operations"] = set(TOPIC_OPERATIONS)
     return ctx.response(
         throttle_time_ms=0,
         brokers=_brokers(cluster, ctx.listener),
         cluster_id=cluster.cluster_id,
         controller_id=cluster.controller_id,
         topics=entries,
+        authorized_operations=set(CLUSTER_OPERATIONS) if cluster_ops else None,
     )
+
+
+def _all_operations(ctx: RequestContext, request: MetadataRequest) -> tuple[bool, bool]:
+    """Whether every topic and every cluster operation go in the answer: asked for, and no authorizer
+    (with one, `authorized_operations.with_metadata_operations` puts the principal's)."""
+    if ctx.version < 8 or ctx.authorizer is not None:
+        return False, False
+    cluster = ctx.version <= 10 and request.include_cluster_authorized_operations
+    return request.include_topic_authorized_operations, cluster
 
 
 def _answer(topics: Topics, t: MetadataTopic, allow_auto: bool) -> _Answer:
@@ -179,18 +206,19 @@ def _answer(topics: Topics, t: MetadataTopic, allow_auto: bool) -> _Answer:
         pass
     except LogError as exc:
         return _Failed(name, exc.code)
-    # As Kafka: created now, answered as a topic whose leaders are not known yet; the next request
-    # sees its partitions.
-    return _Failed(name, ErrorCode.LEADER_NOT_AVAILABLE)
+    # As Kafka 4: created now, answered as a topic not known yet (its broker has sent the creation to
+    # its controller); the next request sees its partitions.
+    return _Failed(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
 
 
 _partition_lists = PartitionLists()
 
 
-def _encoded(ctx: RequestContext, answers: list[_Answer]) -> bytes:
+def _encoded(ctx: RequestContext, answers: list[_Answer], topic_ops: bool, cluster_ops: bool) -> bytes:
     cluster, version = ctx.cluster, ctx.version
     node = cluster.node_id
     no_partitions = empty_partitions(version)
+    ops = TOPIC_OPERATIONS_BITS if topic_ops else NOT_REQUESTED
     entries = [
         TopicEntry(
             ErrorCode.NONE,
@@ -198,13 +226,23 @@ def _encoded(ctx: RequestContext, answers: list[_Answer]) -> bytes:
             a.topic_id,
             a.name in INTERNAL_TOPICS,
             _partition_lists.get(a.partitions, node, version),
+            ops,
         )
         if isinstance(a, TopicInfo)
-        else TopicEntry(a.code, a.name, a.topic_id, False, no_partitions)
+        else TopicEntry(
+            a.code, a.name, a.topic_id, False, no_partitions, NOT_REQUESTED if a.name is None else ops
+        )
         for a in answers
     ]
     brokers = [Broker(**b) for b in _brokers(cluster, ctx.listener)]
-    return encode_metadata(version, brokers, cluster.cluster_id, cluster.controller_id, entries)
+    return encode_metadata(
+        version,
+        brokers,
+        cluster.cluster_id,
+        cluster.controller_id,
+        entries,
+        CLUSTER_OPERATIONS_BITS if cluster_ops else NOT_REQUESTED,
+    )
 
 
 def _brokers(cluster: Cluster, listener: str | None) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from kafkito.protocol.primitives import compact_string, uvarint
 
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
-_NO_OPERATIONS = _I32.pack(-(2**31))  # authorized operations not asked for (Kafka's default)
+NOT_REQUESTED = -(2**31)  # authorized operations not asked for (Kafka's default)
 _ZERO_UUID = bytes(16)
 _FLEXIBLE = 9
 _CACHED_LISTS = 256  # distinct (count, node, version) lists kept; past that the cache starts again
@@ -39,6 +39,7 @@ class TopicEntry(NamedTuple):
     topic_id: uuid.UUID | None
     is_internal: bool
     partitions: bytes
+    authorized_operations: int = NOT_REQUESTED  # v8+: the int32 bit field
 
 
 def _string(text: str | None, flexible: bool) -> bytes:
@@ -100,8 +101,10 @@ def encode_metadata(
     cluster_id: str | None,
     controller_id: int,
     topics: Sequence[TopicEntry],
+    cluster_operations: int = NOT_REQUESTED,
 ) -> bytes:
-    """The response body (no header) as Kafka's schema lays it out at `version`."""
+    """The response body (no header) as Kafka's schema lays it out at `version` (`cluster_operations`:
+    the cluster's authorized operations of v8-v10)."""
     flexible = version >= _FLEXIBLE
     tags = b"\0" if flexible else b""
     out = [_I32.pack(0)] if version >= 3 else []  # throttle_time_ms
@@ -124,9 +127,9 @@ def encode_metadata(
             out.append(b"\1" if t.is_internal else b"\0")
         out.append(t.partitions)
         if version >= 8:
-            out.append(_NO_OPERATIONS)
+            out.append(_I32.pack(t.authorized_operations))
         out.append(tags)
     if 8 <= version <= 10:
-        out.append(_NO_OPERATIONS)
+        out.append(_I32.pack(cluster_operations))
     out.append(tags)
     return b"".join(out)

@@ -1,5 +1,5 @@
 """Every client of the compat matrix produces to a topic that does not exist yet: the broker
-auto-creates it, answers the first Metadata with LEADER_NOT_AVAILABLE as Kafka does, the client asks
+auto-creates it, answers the first Metadata with UNKNOWN_TOPIC_OR_PARTITION as Kafka 4 does, the client asks
 again and its records land, byte for byte."""
 
 from __future__ import annotations

@@ -9,11 +9,18 @@ import pytest
 
 from kafkito.broker.handlers import metadata
 from kafkito.broker.handlers.metadata_encode import (
+    NOT_REQUESTED,
     Broker,
     PartitionLists,
     TopicEntry,
     empty_partitions,
     encode_metadata,
+)
+from kafkito.broker.security.supported_operations import (
+    CLUSTER_OPERATIONS,
+    CLUSTER_OPERATIONS_BITS,
+    TOPIC_OPERATIONS,
+    TOPIC_OPERATIONS_BITS,
 )
 from kafkito.protocol.codec import build_response
 
@@ -49,12 +56,14 @@ def test_hand_encoded_metadata_is_what_the_codec_encodes(version: int) -> None:
         controller_id=NODE,
         topics=[
             dict(
-                error_code=0, name="orders", topic_id=TOPIC_ID, is_internal=False, partitions=_partitions(3)
+                error_code=0, name="orders", topic_id=TOPIC_ID, is_internal=False, partitions=_partitions(3),
+                authorized_operations=set(TOPIC_OPERATIONS),
             ),
             dict(error_code=0, name="__consumer_offsets", topic_id=TOPIC_ID, is_internal=True, partitions=[]),
             dict(error_code=100, name=unknown_name, topic_id=None, is_internal=False, partitions=[]),
         ],
-    ).encode()
+        authorized_operations=set(CLUSTER_OPERATIONS),
+    ).encode()  # fmt: skip
     lists = PartitionLists()
     got = encode_metadata(
         version,
@@ -62,10 +71,11 @@ def test_hand_encoded_metadata_is_what_the_codec_encodes(version: int) -> None:
         "cluster-é",
         NODE,
         [
-            TopicEntry(0, "orders", TOPIC_ID, False, lists.get(3, NODE, version)),
-            TopicEntry(0, "__consumer_offsets", TOPIC_ID, True, lists.get(0, NODE, version)),
+            TopicEntry(0, "orders", TOPIC_ID, False, lists.get(3, NODE, version), TOPIC_OPERATIONS_BITS),
+            TopicEntry(0, "__consumer_offsets", TOPIC_ID, True, lists.get(0, NODE, version), NOT_REQUESTED),
             TopicEntry(100, unknown_name, None, False, empty_partitions(version)),
         ],
+        CLUSTER_OPERATIONS_BITS,
     )
     assert got == bytes(expected)
 
