@@ -248,8 +248,15 @@ class Broker:
         """
         if self.security_store is None:
             from kafkito.broker.security.store import SecurityStore
+            from kafkito.broker.security.tokens import TokenLimits
 
-            self.security_store = SecurityStore(self.config.data_dir).load()
+            config = self.config
+            limits = TokenLimits(
+                config.delegation_token_secret_key,
+                config.delegation_token_max_lifetime_ms,
+                config.delegation_token_expiry_time_ms,
+            )
+            self.security_store = SecurityStore(config.data_dir, token_limits=limits).load()
         return self.security_store
 
     def every(self, name: str, interval_ms: int, work: Callable[[], object]) -> None:
@@ -316,6 +323,12 @@ class Broker:
         if any(self.config.data_dir.glob(SECURITY_FILES)):
             self.security()
         self.every_on_clock("offsets-expiry", offsets_config.retention_check_interval_ms, self.offsets.expire)
+        if self.config.delegation_token_secret_key:  # Kafka's controller sweeps expired tokens likewise
+            self.every_on_clock(
+                "delegation-token-expiry",
+                self.config.delegation_token_expiry_check_interval_ms,
+                lambda: self.security().remove_expired_tokens(self.clock.now_ms()),
+            )
         self.every("log-retention", self.config.log_retention_check_interval_ms, self._logs.enforce_retention)
         # Compaction plans off the loop (seconds on a big segment), __consumer_offsets first.
         self._cleaner = BackgroundCleaner(self._logs, wall_clock_ms)

@@ -101,6 +101,12 @@ class Config:
     authorizer_class_name: str = prop("", "StandardAuthorizer (or AclAuthorizer) enforces ACLs; empty: none")
     super_users: str | None = prop(None, "principals every action is allowed to, `;`-separated")
     allow_everyone_if_no_acl_found: bool = prop(False, "an action no ACL applies to is allowed")
+    delegation_token_secret_key: str | None = prop(
+        None, "HMAC key of delegation tokens; unset or empty: token APIs are DELEGATION_TOKEN_AUTH_DISABLED"
+    )
+    delegation_token_max_lifetime_ms: int = prop(604800000, "a token's lifetime, renewals included, at most")
+    delegation_token_expiry_time_ms: int = prop(86400000, "a token expires this long after issue or renewal")
+    delegation_token_expiry_check_interval_ms: int = prop(3600000, "how often expired tokens are removed")
     # protocol
     kafkito_api_versions_kafka4_minimums: bool = prop(
         False, "kafkito: advertise and accept Kafka 4's lowest API versions (KIP-896) instead of Kafka 3.9's"

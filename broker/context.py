@@ -44,6 +44,7 @@ class RequestContext:
     # (Kafka's `User:ANONYMOUS` on PLAINTEXT), for the authorizer. Set by `for_listener`/`for_principal`.
     listener: ClassVar[str | None] = None
     principal: ClassVar[str] = "User:ANONYMOUS"
+    token_authenticated: ClassVar[bool] = False  # authenticated with a delegation token (SCRAM tokenauth)
 
     @staticmethod
     def bind(services: Services) -> type[RequestContext]:
@@ -60,9 +61,10 @@ class RequestContext:
         return type(f"{cls.__name__}_{listener}", (cls,), {"__slots__": (), "listener": listener})
 
     @classmethod
-    def for_principal(cls, principal: str) -> type[RequestContext]:
+    def for_principal(cls, principal: str, token_authenticated: bool = False) -> type[RequestContext]:
         """This context class, for one authenticated connection (once, when it authenticates)."""
-        return type("AuthenticatedRequestContext", (cls,), {"__slots__": (), "principal": principal})
+        attributes = {"__slots__": (), "principal": principal, "token_authenticated": token_authenticated}
+        return type("AuthenticatedRequestContext", (cls,), attributes)
 
     @property
     def version(self) -> int:

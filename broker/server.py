@@ -116,7 +116,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     def _authenticated(self, principal: str) -> None:
         self._receiver.limit(self._broker.config.socket_request_max_bytes)
-        self._context_type = self._context_type.for_principal(principal)
+        token = self._gate is not None and self._gate.token_authenticated
+        self._context_type = self._context_type.for_principal(principal, token)
         self._log = self._log.bind(principal=principal)
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -174,6 +174,10 @@ class Topics:
         self.get: Callable[[str], TopicInfo | None] = logs.topic
         self.get_by_id: Callable[[uuid.UUID], TopicInfo | None] = logs.topic_by_id
 
+    def metadata_end_offset(self) -> int:
+        """The end offset of the topic metadata log, which stands for KRaft's `__cluster_metadata`."""
+        return self._logs.metadata_end_offset
+
     def all(self) -> list[TopicInfo]:
         return self._logs.topics()
 

@@ -77,6 +77,7 @@ class SaslGate:
         self._server: SaslServer | None = None
         self._mechanism: str | None = None
         self.principal: str | None = None
+        self.token_authenticated = False  # with a delegation token (SCRAM `tokenauth=true`)
         self._expires: float | None = None  # monotonic seconds; None: the session never expires
         self._reauthenticating = False
         self.session_ms = 0
@@ -223,6 +224,7 @@ class SaslGate:
             mechanism=self._mechanism, principal=principal, session_lifetime_ms=lifetime or None,
         )  # fmt: skip
         if first:
+            self.token_authenticated = bool(getattr(server, "token_authenticated", False))
             self._on_authenticated(principal)
 
     def _lifetime_ms(self, server: SaslServer) -> int:

@@ -95,7 +95,8 @@ class ListenerSecurity:
             return PlainServer(self.plain_users)
         if mechanism == "OAUTHBEARER":
             return OAuthBearerServer(self.oauth)
-        return ScramServer(mechanism_named(mechanism), self._store().scram.get)
+        store = self._store()
+        return ScramServer(mechanism_named(mechanism), store.scram.get, store.token_credential)
 
     def certificate_principal(self, peercert: dict[str, Any] | None) -> str | None:
         """`User:<mapped subject>` of a verified client certificate, None without one.

@@ -186,6 +186,11 @@ class Journal:
         self._written += 1
 
     @property
+    def end_offset(self) -> int:
+        """The offset the next batch gets: batches appended since the journal began."""
+        return self._base + self._batches
+
+    @property
     def dirty(self) -> bool:
         return self._synced != self._written
 

@@ -241,6 +241,11 @@ class LogManager:
         config = LogConfig.from_properties(info.configs, self._defaults)
         return replace(config, producer_id_expiration_ms=self.producer_id_expiration_ms)
 
+    @property
+    def metadata_end_offset(self) -> int:
+        """The end offset of the topic metadata log (batches written since it began)."""
+        return self._metadata.end_offset
+
     # -- topics --------------------------------------------------------------------------------
 
     def topics(self) -> list[TopicInfo]:

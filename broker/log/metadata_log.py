@@ -160,6 +160,11 @@ class MetadataLog:
         self._journal.append(records)
 
     @property
+    def end_offset(self) -> int:
+        """The offset of the next batch (DescribeQuorum reports it as the metadata log's end)."""
+        return self._journal.end_offset
+
+    @property
     def dirty(self) -> bool:
         return self._journal.dirty
 

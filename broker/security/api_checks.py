@@ -263,6 +263,7 @@ CHECKS: dict[int, Check] = {
     49: cluster(Op.ALTER_CONFIGS),  # AlterClientQuotas
     50: cluster(Op.DESCRIBE),  # DescribeUserScramCredentials
     51: cluster(Op.ALTER),  # AlterUserScramCredentials
+    55: cluster(Op.DESCRIBE),  # DescribeQuorum
     57: cluster(Op.ALTER),  # UpdateFeatures
     61: split_topics("topics", "topics", Op.READ),  # DescribeProducers
     65: describe_transactions,
@@ -272,6 +273,7 @@ CHECKS: dict[int, Check] = {
     69: with_group_operations(  # ConsumerGroupDescribe
         strings("group_ids", "groups", Res.GROUP, Op.DESCRIBE, GROUP_DENIED, "group_id")
     ),
+    74: cluster(Op.DESCRIBE_CONFIGS),  # ListConfigResources
     75: with_topic_partitions_operations(_describe_topic_partitions),
     # Share groups (KIP-932): the group's READ or DESCRIBE; ShareFetch/ShareAcknowledge READ each topic.
     76: group_check(Op.READ),  # ShareGroupHeartbeat

@@ -1,14 +1,17 @@
-"""The security store: ACLs, client quotas and SCRAM credentials, durable in the `security-*` journal.
+"""The security store: ACLs, client quotas, SCRAM credentials and delegation tokens, durable in the
+`security-*` journal.
 
 Every change is validated as Kafka's controller validates it, written as one batch of records named
 as in Kafka's metadata log (AccessControlEntryRecord, RemoveAccessControlEntryRecord,
-ClientQuotaRecord, UserScramCredentialRecord, RemoveUserScramCredentialRecord), and only then
+ClientQuotaRecord, UserScramCredentialRecord, RemoveUserScramCredentialRecord, DelegationTokenRecord,
+RemoveDelegationTokenRecord), and only then
 applied: one request's changes are one batch, all or nothing. `synced()` resolves once they are
 fsynced (off the event loop); the handlers answer after it, so an acknowledged change survives a
 crash of the process or of the machine.
 
-Readers: `acls` (an `AclSet`: `authorize`, `authorize_by_resource_type`), `quotas` (`ClientQuotas`)
-and `scram` (`ScramCredentials`: `get(user, mechanism)`) are the live state.
+Readers: `acls` (an `AclSet`: `authorize`, `authorize_by_resource_type`), `quotas` (`ClientQuotas`),
+`scram` (`ScramCredentials`: `get(user, mechanism)`) and `tokens` (`DelegationTokens`) are the live
+state; `token_limits` are the broker's delegation.token.* properties.
 """
 
 from __future__ import annotations
@@ -42,10 +45,19 @@ from kafkito.broker.security.quotas import (
 )
 from kafkito.broker.security.scram import (
     Deletion,
+    ScramCredential,
     ScramCredentials,
+    ScramMechanism,
     Upsertion,
     UserDescription,
     credential_record,
+)
+from kafkito.broker.security.tokens import (
+    Created,
+    DelegationTokens,
+    TokenInfo,
+    TokenLimits,
+    token_hmac,
 )
 from kafkito.protocol.errors import ErrorCode
 
@@ -55,15 +67,24 @@ FILE_PREFIX = "security-"
 Record = dict[str, Any]
 QuotaAlteration = tuple[Sequence[tuple[str, str | None]], Sequence[QuotaOp]]
 _SNAPSHOT_BATCH = 256  # records per checkpoint batch
+NO_TOKENS = TokenLimits(None)  # delegation tokens disabled (no delegation.token.secret.key)
 
 
 class SecurityStore:
     """One broker's ACLs, client quotas and SCRAM credentials, loaded from and written to `data_dir`."""
 
-    def __init__(self, data_dir: Path, *, compact_bytes: int = MIN_COMPACT_BYTES) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        compact_bytes: int = MIN_COMPACT_BYTES,
+        token_limits: TokenLimits = NO_TOKENS,
+    ) -> None:
         self.acls = AclSet()
         self.quotas = ClientQuotas()
         self.scram = ScramCredentials()
+        self.tokens = DelegationTokens()
+        self.token_limits = token_limits
         self._journal = Journal(
             data_dir, FILE_PREFIX, self._replay, self._snapshot, compact_bytes=compact_bytes
         )
@@ -80,6 +101,7 @@ class SecurityStore:
             acls=len(self.acls),
             quota_entities=len(self.quotas.by_entity),
             scram_users=len(self.scram.by_user),
+            delegation_tokens=len(self.tokens),
         )
         return self
 
@@ -210,6 +232,43 @@ class SecurityStore:
     def describe_scram(self, users: Sequence[str] | None) -> list[UserDescription]:
         return self.scram.describe(users)
 
+    # -- delegation tokens -------------------------------------------------------------------------
+
+    def create_token(
+        self, owner: str, requester: str, renewers: Sequence[str], max_lifetime_ms: int, now_ms: int
+    ) -> Created:
+        records, created = self.tokens.plan_create(
+            owner, requester, renewers, max_lifetime_ms, self.token_limits, now_ms
+        )
+        failure = self._commit(records, "delegation_token.created")
+        return Created(failure.code) if failure is not None else created
+
+    def renew_token(self, mac: bytes, period_ms: int, principal: str, now_ms: int) -> tuple[int, int]:
+        """(error code, the new expiry time) of a RenewDelegationToken."""
+        records, error, expiry = self.tokens.plan_renew(mac, period_ms, principal, self.token_limits, now_ms)
+        failure = self._commit(records, "delegation_token.renewed")
+        return (failure.code, 0) if failure is not None else (error, expiry)
+
+    def expire_token(self, mac: bytes, period_ms: int, principal: str, now_ms: int) -> tuple[int, int]:
+        """(error code, the new expiry time) of an ExpireDelegationToken."""
+        records, error, expiry = self.tokens.plan_expire(mac, period_ms, principal, self.token_limits, now_ms)
+        failure = self._commit(records, "delegation_token.expired")
+        return (failure.code, 0) if failure is not None else (error, expiry)
+
+    def remove_expired_tokens(self, now_ms: int) -> int:
+        """The periodic sweep: remove every token past its expiry; how many were removed."""
+        records = self.tokens.plan_sweep(now_ms)
+        return 0 if self._commit(records, "delegation_token.swept") is not None else len(records)
+
+    def token_credential(self, token_id: str, m: ScramMechanism) -> tuple[ScramCredential, str] | None:
+        """A live token's SCRAM credential and its owner's name (SCRAM with `tokenauth=true`)."""
+        return self.tokens.credential(token_id, m, self.token_limits.secret)
+
+    def token_hmac_of(self, token: TokenInfo) -> bytes:
+        """A token's HMAC under the broker's secret (b"" with tokens disabled)."""
+        secret = self.token_limits.secret
+        return token_hmac(token.token_id, secret) if secret else b""
+
     # -- the journal -------------------------------------------------------------------------------
 
     def _commit(self, records: list[Record], event: str) -> SecurityError | None:
@@ -239,6 +298,8 @@ class SecurityStore:
                 self.quotas.replay(r)
             elif kind in ("UserScramCredentialRecord", "RemoveUserScramCredentialRecord"):
                 self.scram.replay(r)
+            elif kind in ("DelegationTokenRecord", "RemoveDelegationTokenRecord"):
+                self.tokens.replay(r)
             else:
                 raise ValueError(f"unknown security record type {kind!r}")
 
@@ -249,6 +310,7 @@ class SecurityStore:
             records += [quota_record(entity, key, value) for key, value in sorted(values.items())]
         for user, mechanisms in self.scram.by_user.items():
             records += [credential_record(user, m, c) for m, c in mechanisms.items()]
+        records += self.tokens.records()
         for start in range(0, len(records), _SNAPSHOT_BATCH):
             yield records[start : start + _SNAPSHOT_BATCH]
 

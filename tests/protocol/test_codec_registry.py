@@ -22,6 +22,7 @@ _CLIENT = ("kafka.admin", "kafka.consumer", "kafka.producer", "kafka.net")
 # Messages kafka-python does not ship, built by its machinery from kafkito's own JSON schemas.
 _OWN = (
     "kafkito.protocol.consumer_groups",
+    "kafkito.protocol.delegation_tokens",
     "kafkito.protocol.share_fetch",
     "kafkito.protocol.share_groups",
     "kafkito.protocol.telemetry",

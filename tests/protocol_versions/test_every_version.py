@@ -34,6 +34,10 @@ EXPECTED: dict[int, set[int]] = {
     25: {E.INVALID_REQUEST},  # AddOffsetsToTxn: no transactional id
     26: {E.INVALID_REQUEST},  # EndTxn: no producer id
     36: {E.ILLEGAL_SASL_STATE},  # SaslAuthenticate on a PLAINTEXT listener
+    38: {E.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED},  # CreateDelegationToken on a PLAINTEXT listener
+    39: {E.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED},  # RenewDelegationToken on a PLAINTEXT listener
+    40: {E.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED},  # ExpireDelegationToken on a PLAINTEXT listener
+    41: {E.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED},  # DescribeDelegationToken on a PLAINTEXT listener
     47: {E.INVALID_GROUP_ID},  # OffsetDelete
     68: {E.INVALID_REQUEST},  # ConsumerGroupHeartbeat: no group id
     72: {E.INVALID_REQUEST},  # PushTelemetry: no client instance id

@@ -4,6 +4,10 @@ client-first `n,[a=authzid],n=user,r=cnonce[,ext]` -> server-first `r=cnonce+sno
 client-final `c=<b64 gs2 header>,r=nonce,p=proof` -> server-final `v=<server signature>`. The proof is
 checked against StoredKey (`H(proof XOR HMAC(StoredKey, AuthMessage)) == StoredKey`), so the broker
 never holds a password. A fresh server nonce per exchange makes a replayed client-final fail.
+
+With the extension `tokenauth=true` in the client-first message (KIP-48) the user is a delegation
+token's id and the password its HMAC in base64: the credential is the token's, and the connection
+authenticates as the token's owner (`token_authenticated`, so it may not ask for tokens itself).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from kafkito.broker.auth.mechanisms import AuthenticationFailed
 from kafkito.broker.security.scram import ScramCredential, ScramMechanism
 
 _INVALID = "Authentication failed: Invalid user credentials"
+TokenCredentialOf = Callable[[str, ScramMechanism], tuple[ScramCredential, str] | None]
 
 
 def _unescape(name: str) -> str:
@@ -36,15 +41,28 @@ def _attributes(message: str) -> list[tuple[str, str]]:
     return out
 
 
+def _token_authentication(extensions: list[str]) -> bool:
+    """Whether the client-first message's extensions say `tokenauth=true` (Kafka's ScramExtensions
+    reads the value as Boolean.parseBoolean does)."""
+    for ext in extensions:
+        key, _, value = ext.partition("=")
+        if key == "tokenauth":
+            return value.lower() == "true"
+    return False
+
+
 class ScramServer:
     def __init__(
         self,
         mechanism: ScramMechanism,
         credential_of: Callable[[str, ScramMechanism], ScramCredential | None],
+        token_credential_of: TokenCredentialOf | None = None,
     ) -> None:
         self.mechanism = mechanism.mechanism_name
         self._m = mechanism
         self._credential_of = credential_of
+        self._token_credential_of = token_credential_of
+        self.token_authenticated = False
         self._step = 0
         self.complete = False
         self.authorization_id = ""
@@ -55,6 +73,7 @@ class ScramServer:
         self._nonce = ""
         self._credential: ScramCredential | None = None
         self._user = ""
+        self._owner = ""  # who the exchange authenticates: the user, or a token's owner
 
     def evaluate(self, token: bytes) -> bytes:
         try:
@@ -83,14 +102,19 @@ class ScramServer:
         if len(attrs) < 2 or attrs[0][0] != "n" or attrs[1][0] != "r" or not attrs[1][1]:
             raise AuthenticationFailed("Invalid SCRAM client-first message: expected n=user,r=nonce")
         user = self._user = _unescape(attrs[0][1])
-        if "tokenauth=true" in parts[2:]:
-            raise AuthenticationFailed("Authentication failed: delegation tokens are not supported", user)
         if authzid and _unescape(authzid[2:]) != user:
             raise AuthenticationFailed(
                 "Authentication failed: Client requested an authorization id that is different from username",
                 user,
             )
-        self._credential = self._credential_of(user, self._m)
+        if _token_authentication(parts[2:]):
+            found = self._token_credential_of(user, self._m) if self._token_credential_of else None
+            if found is None:
+                raise AuthenticationFailed(_INVALID, user)
+            self._credential, self._owner = found
+            self.token_authenticated = True
+        else:
+            self._credential, self._owner = self._credential_of(user, self._m), user
         if self._credential is None:
             raise AuthenticationFailed(_INVALID, user)
         cnonce = attrs[1][1]
@@ -130,6 +154,6 @@ class ScramServer:
         if not hmac.compare_digest(hashlib.new(h, client_key).digest(), credential.stored_key):
             raise AuthenticationFailed(_INVALID, user)
         self.complete = True
-        self.authorization_id = user
+        self.authorization_id = self._owner
         server_signature = hmac.digest(credential.server_key, auth_message, h)
         return "v=" + base64.b64encode(server_signature).decode()
