@@ -31,19 +31,20 @@ install-dev: $(BIN)/python
 install-spark: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[spark]'
 
-# Test clients that do not come from PyPI: kcat from Debian, KafkaJS from npm, the Go clients Sarama
-# and segmentio/kafka-go from Debian with its Go (tests/go_clients builds them offline); tmux (Debian)
+# Test clients that do not come from PyPI: kcat from Debian, KafkaJS from npm, the Go clients
+# (IBM/sarama, segmentio/kafka-go, franz-go) from the Go module proxy as tests/go_clients/go.mod and
+# go.sum pin them, built with the machine's Go 1.26+ (/usr/local/go/bin/go before any `go` on PATH;
+# Debian's golang-go is too old): the modules are downloaded once into ~/go/pkg/mod and the programs
+# built into tests/go_clients/bin, a quick `go build` from Go's cache on a second run; tmux (Debian)
 # drives the terminal-session test of docs/cli.md; chromium and chromium-driver (Debian) load the web
 # console's pages in tests/console (Selenium, from the dev extras).
-GO_CLIENTS = /usr/share/gocode/src/github.com/Shopify/sarama /usr/share/gocode/src/github.com/segmentio/kafka-go
 install-clients:
 	@command -v kcat >/dev/null 2>&1 && command -v tmux >/dev/null 2>&1 && command -v chromium >/dev/null 2>&1 \
-	  && command -v chromedriver >/dev/null 2>&1 && command -v go >/dev/null 2>&1 \
-	  $(foreach d,$(GO_CLIENTS),&& test -d $(d)) || { \
+	  && command -v chromedriver >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = "0" ]; then SUDO=""; else SUDO="sudo"; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq kcat tmux \
-	    chromium chromium-driver golang-go golang-github-shopify-sarama-dev \
-	    golang-github-segmentio-kafka-go-dev >/dev/null; }
+	    chromium chromium-driver >/dev/null; }
+	@$(PYTHON) -m tests.go_clients.programs >/dev/null
 	@if [ -f tests/compat/node/package-lock.json ]; then \
 	  cd tests/compat/node && npm ci --silent --no-audit --no-fund >/dev/null; fi
 	@$(MAKE) --no-print-directory kafka-reference

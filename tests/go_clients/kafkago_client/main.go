@@ -1,7 +1,7 @@
-// A segmentio/kafka-go (Debian's golang-github-segmentio-kafka-go-dev) client run against kafkito by
-// tests/go_clients: topic creation, a writer, a group reader that commits each message, and a
-// second reader of the same group that resumes after the committed offsets. It prints one JSON
-// object of what it saw; the Python test asserts on it.
+// A segmentio/kafka-go v0.4 client run against kafkito by tests/go_clients: topic creation with the
+// admin Client, a Writer, a group reader that commits each message, and a second reader of the same
+// group that resumes after the committed offsets. It prints one JSON object of what it saw; the
+// Python test asserts on it.
 package main
 
 import (
@@ -15,10 +15,11 @@ import (
 )
 
 type result struct {
-	Produced int `json:"produced"`
-	First    int `json:"first"`
-	Second   int `json:"second"`
-	Overlap  int `json:"overlap"`
+	Produced int  `json:"produced"`
+	First    int  `json:"first"`
+	Second   int  `json:"second"`
+	Overlap  int  `json:"overlap"`
+	Left     bool `json:"left"` // the first reader's Close left the group: the group was Empty after it
 }
 
 func must(err error, what string) {
@@ -29,7 +30,7 @@ func must(err error, what string) {
 }
 
 func produce(broker, topic string, from, to int) {
-	w := kafka.NewWriter(kafka.WriterConfig{Brokers: []string{broker}, Topic: topic, BatchTimeout: 10 * time.Millisecond, RequiredAcks: -1})
+	w := &kafka.Writer{Addr: kafka.TCP(broker), Topic: topic, BatchTimeout: 10 * time.Millisecond, RequiredAcks: kafka.RequireAll}
 	msgs := []kafka.Message{}
 	for i := from; i < to; i++ {
 		msgs = append(msgs, kafka.Message{Key: []byte(fmt.Sprint(i)), Value: []byte(fmt.Sprintf("v%03d", i))})
@@ -38,13 +39,11 @@ func produce(broker, topic string, from, to int) {
 	must(w.Close(), "close writer")
 }
 
-// read takes `count` messages as a member of `group`, committing each one. kafka-go 0.2 does not
-// leave the group on Close (its LeaveGroup is never sent), so the next reader's join waits for this
-// member's session to expire: 6 s, the broker's smallest, instead of the client's default 30 s.
+// read takes `count` messages as a member of `group`, committing each one; Close leaves the group.
 func read(broker, topic, group string, count int) map[string]bool {
 	r := kafka.NewReader(kafka.ReaderConfig{
 		Brokers: []string{broker}, GroupID: group, Topic: topic, MinBytes: 1, MaxBytes: 10e6,
-		SessionTimeout: 6 * time.Second, HeartbeatInterval: time.Second,
+		SessionTimeout: 10 * time.Second, HeartbeatInterval: time.Second, MaxWait: 200 * time.Millisecond,
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -59,15 +58,24 @@ func read(broker, topic, group string, count int) map[string]bool {
 	return seen
 }
 
+func groupState(client *kafka.Client, group string) string {
+	resp, err := client.DescribeGroups(context.Background(), &kafka.DescribeGroupsRequest{GroupIDs: []string{group}})
+	must(err, "describe groups")
+	return resp.Groups[0].GroupState
+}
+
 func main() {
 	broker, topic, group := os.Args[1], os.Args[2], os.Args[3]
-	conn, err := kafka.Dial("tcp", broker)
-	must(err, "dial")
-	must(conn.CreateTopics(kafka.TopicConfig{Topic: topic, NumPartitions: 2, ReplicationFactor: 1}), "create topic")
-	must(conn.Close(), "close conn")
+	client := &kafka.Client{Addr: kafka.TCP(broker), Timeout: 30 * time.Second}
+	created, err := client.CreateTopics(context.Background(), &kafka.CreateTopicsRequest{
+		Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: 2, ReplicationFactor: 1}},
+	})
+	must(err, "create topic")
+	must(created.Errors[topic], "create topic "+topic)
 	out := result{}
 	produce(broker, topic, 0, 40)
 	first := read(broker, topic, group, 40)
+	out.Left = groupState(client, group) == "Empty"
 	produce(broker, topic, 40, 60)
 	second := read(broker, topic, group, 20)
 	out.Produced, out.First, out.Second = 60, len(first), len(second)

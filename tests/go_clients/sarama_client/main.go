@@ -1,4 +1,4 @@
-// A Sarama (Debian's golang-github-shopify-sarama-dev) client run against kafkito by
+// An IBM/sarama client run against kafkito by
 // tests/go_clients: admin, idempotent and compressed produce, a consumer group of two, committed
 // offsets. It prints one JSON object of what it saw; the Python test asserts on it.
 package main
@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/Shopify/sarama"
+	"github.com/IBM/sarama"
 )
 
 const records = 120
@@ -76,7 +76,7 @@ func main() {
 	bootstrap := []string{os.Args[1]}
 	topic, group := os.Args[2], os.Args[3]
 	cfg := sarama.NewConfig()
-	cfg.Version = sarama.V2_1_0_0
+	cfg.Version = sarama.V4_0_0_0
 	cfg.ClientID = "sarama-test"
 	cfg.Producer.Return.Successes = true
 	cfg.Producer.RequiredAcks = sarama.WaitForAll

@@ -1,4 +1,4 @@
-// Sarama (Debian's) at the protocol versions of Kafka 0.8.2 to 2.0, run against kafkito by
+// IBM/sarama at the protocol versions of Kafka 0.8.2 to 2.0, run against kafkito by
 // tests/go_clients: for each version, a snappy producer to an auto-created topic, a partition
 // consumer from the oldest offset, and an offset manager that commits then reads back. It prints
 // one JSON object, by version, of what it saw; the Python test asserts on it.
@@ -10,7 +10,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/Shopify/sarama"
+	"github.com/IBM/sarama"
 )
 
 const records = 10
