@@ -30,6 +30,7 @@ DRIVERS = {
     "kcat": "kcat_client:KcatDriver",
     "KafkaJS": "kafkajs_client:KafkaJSDriver",
     "kafka-clients": "java_client:JavaDriver",
+    "franz-go": "franzgo_client:FranzGoDriver",
 }
 
 

@@ -15,6 +15,7 @@ from kafkito.broker.auth.certs import write_set
 from kafkito.broker.auth.users import store_add
 from kafkito.broker.security.scram import ScramMechanism
 from tests.compat import reference as ref
+from tests.compat.clients import franzgo_client as franzgo
 from tests.compat.clients import java_client
 from tests.compat.clients.base import Driver
 from tests.compat.harness import run_for_clients
@@ -80,6 +81,18 @@ def _kafkajs_refused(login: Login) -> str:
     return f"{result.get('error')}: {result.get('message')}"
 
 
+def _franzgo(s: _Secured, login: Login) -> None:
+    topic, group = f"franzgo-{id(login)}", f"franzgo-group-{id(login)}"
+    committed = franzgo.round_trip(
+        login.bootstrap, login.ca, login.mechanism, login.user, login.password, topic, group
+    )
+    assert committed == 10 and s.committed(topic, group) == 10, f"committed {committed}"
+
+
+def _franzgo_refused(login: Login) -> str:
+    return franzgo.login_error(login.bootstrap, login.ca, login.mechanism, login.user, login.password)
+
+
 def _round_trips(s: _Secured) -> dict[str, Callable[[Login], None]]:
     return {
         "confluent-kafka": clients.confluent_round_trip,
@@ -88,6 +101,7 @@ def _round_trips(s: _Secured) -> dict[str, Callable[[Login], None]]:
         "KafkaJS": _kafkajs,
         "kcat": lambda login: kcat.round_trip(login, s.committed),
         "kafka-clients": java_client.round_trip,
+        "franz-go": lambda login: _franzgo(s, login),
     }
 
 
@@ -99,6 +113,7 @@ def _refusals() -> dict[str, Callable[[Login], str]]:
         "KafkaJS": _kafkajs_refused,
         "kcat": kcat.login_error,
         "kafka-clients": java_client.login_error,
+        "franz-go": _franzgo_refused,
     }
 
 

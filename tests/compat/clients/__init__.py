@@ -1,1 +1,1 @@
-"""The five clients under test, each driven in its own idiom behind one small interface."""
+"""The clients under test, each driven in its own idiom behind one small interface."""
