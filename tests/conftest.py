@@ -59,7 +59,7 @@ MARKS_BY_PATH: dict[str, str] = {
     "security/test_clients.py": "slow",  # three real clients over SASL_SSL and SASL_PLAINTEXT
     "security/test_kafkajs.py": "slow",  # KafkaJS (node) over SASL_SSL and SASL_PLAINTEXT
     "share_partitions/test_share_consumers.py": "slow",  # confluent ShareConsumers, one SIGKILLed
-    "go_clients": "slow",  # Sarama and kafka-go, built with Debian's Go; a member's session expiry
+    "go_clients": "slow",  # Sarama, kafka-go and franz-go, built with Go 1.26 (make install-clients)
     "share_groups/test_clients.py": "slow",  # confluent ShareConsumers: a SIGKILLed member fenced
     "console/test_browser.py": "slow",  # headless chromium, which `make install-clients` installs
     "conformance": "slow",  # beside a real Kafka 4.4 on a JVM (make install-clients fetches it)
