@@ -260,6 +260,13 @@ class ConsumerGroups:
         for group in list(self.rt.consumer_groups.values()):
             self._refresh(group, ctx)
 
+    def resolve_regexes(self, group_id: str) -> None:
+        """Resolve the group's regexes a heartbeat left unresolved (Kafka resolves them in the
+        background once that heartbeat is answered) and bump its epoch when they match topics."""
+        group = self.rt.consumer_groups.get(group_id)
+        if group is not None:
+            self._refresh(group, self.context())
+
     def _refresh(self, group: ConsumerGroup, ctx: Context) -> None:
         if not group.members:
             return

@@ -127,6 +127,8 @@ class Heartbeats:
                 ErrorCode.NONE, None, plan.member.member_id, reconciled.member_epoch, interval, assignment
             )
             self.rt.outbox.send(callback, result)
+            if plan.resolve_regexes:
+                self.groups.resolve_regexes(group_id)
 
         self.groups.write(group_id, [*upgrade, *plan.records], done)
 
@@ -300,11 +302,18 @@ def _is_subset(owned: tuple[tuple[uuid.UUID, tuple[int, ...]], ...], member: Con
 
 
 def _assignment_news(member: ConsumerGroupMember, plan: Plan, request: ConsumerHeartbeatRequest) -> bool:
-    """Whether the answer carries the assignment: it changed, or the member reports owning otherwise."""
-    assigned = plan.reconciled.assigned
-    if assigned != member.assigned:
-        return True
+    """Whether the answer carries the assignment: a full request (the rebalance timeout, a
+    subscription and the owned partitions, as a client sends after an error or a subscription
+    change) always gets it, as on Kafka; so does a change, or a member reporting it owns otherwise."""
     owned = request.owned_partitions
+    full = (
+        request.rebalance_timeout_ms != -1
+        and (request.subscribed_topic_names is not None or request.subscribed_topic_regex is not None)
+        and owned is not None
+    )
+    assigned = plan.reconciled.assigned
+    if full or assigned != member.assigned:
+        return True
     if owned is None:
         return False
     return {t: frozenset(p) for t, p in owned if p} != assigned

@@ -2,6 +2,12 @@
 the group: the member's metadata, the regex resolutions, the group epoch bump, the new target
 assignment, and the member's next current assignment. The caller writes the records, and the group
 changes when they are replayed.
+
+A regex nobody in the group subscribed to before is resolved after the heartbeat that brings it, as
+Kafka resolves it in the background: that heartbeat bumps the group epoch only for what else changed
+(names, a regex already resolved, a regex dropped), counts the new regex as matching nothing, and the
+caller writes its resolution (`Plan.resolve_regexes`) once the answer is out; the epoch bump of that
+write brings its topics on a later heartbeat.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from kafkito.broker.coordinator.consumer.records import (
     to_assignment,
 )
 from kafkito.broker.coordinator.consumer.requests import ConsumerHeartbeatRequest
-from kafkito.broker.coordinator.consumer.subscription import metadata_hash, resolve_regex
+from kafkito.broker.coordinator.consumer.subscription import member_topic_ids, metadata_hash, resolve_regex
 from kafkito.broker.coordinator.consumer.target import compute_target, preferred_assignor
 from kafkito.broker.coordinator.consumer.topics import TopicsView
 
@@ -48,6 +54,8 @@ class Plan(NamedTuple):
     records: list[ConsumerGroupRecord]
     member: ConsumerGroupMember
     reconciled: Reconciled
+    resolve_regexes: bool = False
+    """A regex of the group is not resolved yet: the caller resolves it once the answer is out."""
 
 
 def updated_member(
@@ -80,16 +88,28 @@ def updated_member(
     )
 
 
+Resolved = Callable[[str], tuple[str, ...]]
+
+
 def resolver(
-    group: ConsumerGroup, ctx: Context, in_use: set[str], records: list[ConsumerGroupRecord]
-) -> Callable[[str], tuple[str, ...]]:
+    group: ConsumerGroup,
+    ctx: Context,
+    in_use: set[str],
+    records: list[ConsumerGroupRecord],
+    deferred: set[str] | None = None,
+) -> Resolved:
     """Resolve the regexes in use (again when topics changed since), appending a regex record when a
-    resolution changed and a tombstone for each regex nobody uses any more; returns the lookup."""
+    resolution changed and a tombstone for each regex nobody uses any more; returns the lookup.
+    With `deferred`, a regex the group never resolved is not resolved now: it matches nothing for
+    the time being and is added to `deferred`."""
     resolved: dict[str, tuple[str, ...]] = {}
     for regex in sorted(in_use):
         known = group.regexes.get(regex)
         if known is not None and known.version == ctx.topics_version:
             resolved[regex] = known.topics
+            continue
+        if known is None and deferred is not None:
+            deferred.add(regex)
             continue
         topics = resolve_regex(regex, ctx.topics.names())
         resolved[regex] = topics
@@ -129,12 +149,14 @@ def epoch_records(
     force: bool,
     leaving: ConsumerGroupMember | None = None,
     joining: ConsumerGroupMember | None = None,
-) -> tuple[int, Callable[[str], tuple[str, ...]]]:
+    deferred: set[str] | None = None,
+) -> tuple[int, Resolved]:
     """Resolve regexes, hash the subscribed topics, and bump the group epoch when the subscriptions
-    changed (`force`), a resolution changed, or the topics' metadata changed. The new group epoch."""
+    changed (`force`), a resolution changed, or the topics' metadata changed. The new group epoch.
+    `deferred`: see `resolver`."""
     names, in_use = subscriptions_after(group, leaving, joining)
     before = len(records)
-    resolved = resolver(group, ctx, in_use, records)
+    resolved = resolver(group, ctx, in_use, records, deferred)
     regex_changed = any(
         isinstance(r, ConsumerGroupRegexRecord) and r.topics != _known(group, r.regex)
         for r in records[before:]
@@ -149,9 +171,11 @@ def epoch_records(
     return epoch, resolved
 
 
-def _known(group: ConsumerGroup, regex: str) -> tuple[str, ...] | None:
+def _known(group: ConsumerGroup, regex: str) -> tuple[str, ...]:
+    """What a regex matched so far: nothing for one never resolved (its first resolution bumps the
+    epoch only when it matches a topic, as Kafka's)."""
     known = group.regexes.get(regex)
-    return None if known is None else known.topics
+    return () if known is None else known.topics
 
 
 def removal_records(group: ConsumerGroup, member_id: str, ctx: Context) -> list[ConsumerGroupRecord]:
@@ -180,14 +204,20 @@ def heartbeat_plan(
     is_new = member.member_id not in group.members
     if is_new or updated.metadata_record(gid) != member.metadata_record(gid):
         records.append(updated.metadata_record(gid))
-    subscription_changed = (is_new and replaced is None) or (
-        updated.subscribed_topic_names != member.subscribed_topic_names
-        or updated.subscribed_topic_regex != member.subscribed_topic_regex
-    )
+    names_changed = updated.subscribed_topic_names != member.subscribed_topic_names
+    regex_changed = updated.subscribed_topic_regex != member.subscribed_topic_regex
+    new_regex = updated.subscribed_topic_regex
+    unresolved = regex_changed and bool(new_regex) and new_regex not in group.regexes
+    subscription_changed = (is_new and replaced is None) or names_changed or regex_changed
     epoch = group.group_epoch
+    deferred: set[str] = set()
+    resolved: Resolved | None = None
     if subscription_changed:
+        # Kafka bumps for new names, a regex already resolved or dropped; a regex it must resolve
+        # first bumps once resolved.
+        force = (is_new and replaced is None) or names_changed or (regex_changed and not unresolved)
         leaving = replaced if replaced is not None else (None if is_new else member)
-        epoch, _ = epoch_records(group, ctx, records, True, leaving, updated)
+        epoch, resolved = epoch_records(group, ctx, records, force, leaving, updated, deferred)
     target_epoch = group.assignment_epoch
     target = group.target.get(member.member_id if replaced is None else replaced.member_id, {})
     if epoch > group.assignment_epoch:
@@ -197,10 +227,27 @@ def heartbeat_plan(
     elif replaced is not None:
         inherited = to_assignment(target)
         records.append(ConsumerGroupTargetAssignmentMemberRecord(gid, member.member_id, inherited))
-    reconciled = _reconcile(group, updated, replaced, target_epoch, target, request)
+    lookup = resolved if resolved is not None else _known_lookup(group)
+
+    def subscribed() -> frozenset[uuid.UUID]:
+        return member_topic_ids(updated, lookup, ctx.topics)
+
+    reconciled = _reconcile(
+        group, updated, replaced, target_epoch, target, request, subscribed, subscription_changed
+    )
     if is_new or reconciled != current_of(updated):
         records.append(_current_record(gid, updated, reconciled))
-    return Plan(records, updated, reconciled)
+    return Plan(records, updated, reconciled, bool(deferred))
+
+
+def _known_lookup(group: ConsumerGroup) -> Resolved:
+    regexes = group.regexes
+
+    def lookup(regex: str) -> tuple[str, ...]:
+        known = regexes.get(regex)
+        return () if known is None else known.topics
+
+    return lookup
 
 
 def member_tombstones(gid: str, member_id: str) -> list[ConsumerGroupRecord]:
@@ -244,6 +291,8 @@ def _reconcile(
     target_epoch: int,
     target: PartitionMap,
     request: ConsumerHeartbeatRequest,
+    subscribed: Callable[[], frozenset[uuid.UUID]],
+    subscription_changed: bool,
 ) -> Reconciled:
     mine = {member.member_id} if replaced is None else {member.member_id, replaced.member_id}
     owners = group.owners
@@ -252,7 +301,9 @@ def _reconcile(
         owner = owners.get((topic_id, partition))
         return owner is None or owner[0] in mine
 
-    return reconcile(member, target_epoch, target, is_free, request.owned_partitions)
+    return reconcile(
+        member, target_epoch, target, is_free, request.owned_partitions, subscribed, subscription_changed
+    )
 
 
 def _current_record(gid: str, member: ConsumerGroupMember, reconciled: Reconciled) -> ConsumerGroupRecord:

@@ -3,8 +3,10 @@
 The rules, in order: a member first revokes what it must give up, and keeps its epoch until its
 heartbeat's owned partitions show they are gone; only then does it move to the target epoch and get
 new partitions, and of those only the ones nobody else still holds (the others come on a later
-heartbeat, once their previous owner released them: UNRELEASED_PARTITIONS). Pure: it computes the
-member's next current assignment, which the caller writes as a record.
+heartbeat, once their previous owner released them: UNRELEASED_PARTITIONS). A member never keeps or
+gets a partition of a topic it no longer subscribes to (by name, or through its regex as resolved so
+far): when its subscription changed, those are revoked at once, even before a new target exists.
+Pure: it computes the member's next current assignment, which the caller writes as a record.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from kafkito.broker.coordinator.consumer.state import MemberState
 
 IsFree = Callable[[uuid.UUID, int], bool]
 """Whether a partition may be given to the member (nobody else holds it)."""
+Subscribed = Callable[[], frozenset[uuid.UUID]]
+"""The ids of the topics the member subscribes to now (asked only when needed)."""
 
 
 class FencedMember(Exception):
@@ -60,22 +64,49 @@ def reconcile(
     target: PartitionMap,
     is_free: IsFree,
     owned: OwnedPartitions | None,
+    subscribed: Subscribed | None = None,
+    subscription_changed: bool = False,
 ) -> Reconciled:
-    """The member's next current assignment (itself when it cannot move on yet)."""
+    """The member's next current assignment (itself when it cannot move on yet). `subscribed`
+    (None: everything in the target is subscribed) filters what the member may keep or get."""
     state = member.state
     if state is MemberState.STABLE:
-        if member.member_epoch == target_epoch:
-            return current_of(member)
-        return _next_assignment(member, member.member_epoch, target_epoch, target, is_free, owned)
+        if member.member_epoch != target_epoch:
+            return _next_assignment(
+                member, member.member_epoch, target_epoch, target, is_free, owned, subscribed
+            )
+        if subscription_changed and subscribed is not None:
+            return _drop_unsubscribed(member, subscribed(), owned)
+        return current_of(member)
     if state is MemberState.UNREVOKED_PARTITIONS:
         if owns_any(member.pending_revocation, owned):
+            if subscription_changed and subscribed is not None:
+                return _drop_unsubscribed(member, subscribed(), owned)
             return current_of(member)
-        return _next_assignment(member, member.member_epoch, target_epoch, target, is_free, owned)
+        return _next_assignment(member, member.member_epoch, target_epoch, target, is_free, owned, subscribed)
     if state is MemberState.UNRELEASED_PARTITIONS:
-        return _next_assignment(member, member.member_epoch, target_epoch, target, is_free, owned)
+        return _next_assignment(member, member.member_epoch, target_epoch, target, is_free, owned, subscribed)
     if owned is None or owned:
         raise FencedMember("the member is in an unknown state: it must give up its partitions and rejoin")
-    return _next_assignment(member, target_epoch, target_epoch, target, is_free, owned)
+    return _next_assignment(member, target_epoch, target_epoch, target, is_free, owned, subscribed)
+
+
+def _drop_unsubscribed(
+    member: ConsumerGroupMember, subscribed: frozenset[uuid.UUID], owned: OwnedPartitions | None
+) -> Reconciled:
+    """Kafka's updateCurrentAssignment: the partitions of topics the member no longer subscribes to
+    leave its assignment at its epoch (to be revoked, if it still reports owning them)."""
+    removed = {t: p for t, p in member.assigned.items() if t not in subscribed}
+    if not removed:
+        return current_of(member)
+    kept = {t: p for t, p in member.assigned.items() if t in subscribed}
+    pending = dict(member.pending_revocation)
+    for topic_id, partitions in removed.items():
+        pending[topic_id] = pending.get(topic_id, frozenset()) | partitions
+    epoch = member.member_epoch
+    if owns_any(pending, owned):
+        return Reconciled(epoch, epoch, MemberState.UNREVOKED_PARTITIONS, kept, pending)
+    return Reconciled(epoch, epoch, member.state, kept, member.pending_revocation)
 
 
 def _next_assignment(
@@ -85,13 +116,17 @@ def _next_assignment(
     target: PartitionMap,
     is_free: IsFree,
     owned: OwnedPartitions | None,
+    subscribed: Subscribed | None,
 ) -> Reconciled:
     retained: PartitionMap = {}
     revoking: PartitionMap = {}
     assigning: PartitionMap = {}
     unreleased = False
+    topic_ids = None if subscribed is None else subscribed()
     for topic_id in target.keys() | member.assigned.keys():
         wanted = target.get(topic_id, frozenset())
+        if topic_ids is not None and topic_id not in topic_ids:
+            wanted = frozenset()  # no longer subscribed: its target counts as empty
         current = member.assigned.get(topic_id, frozenset())
         if kept := current & wanted:
             retained[topic_id] = kept
