@@ -42,6 +42,11 @@ def _add_serve(sub: argparse._SubParsersAction[KafkitoParser]) -> None:
     serve.add_argument(
         "--set", action="append", default=[], metavar="NAME=VALUE", help="any broker property, repeatable"
     )
+    serve.add_argument(
+        "--as-version",
+        metavar="X.Y",
+        help="advertise and accept only the API versions of Kafka X.Y, 0.10.0 to 4.4 (kafkito.as.version)",
+    )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.add_argument("--log-format", default="auto", choices=["auto", "console", "json"])
     serve.add_argument("--control", metavar="HOST:PORT", help="serve the HTTP control endpoint (loopback)")
@@ -97,10 +102,18 @@ def build_config(args: argparse.Namespace) -> Config:
         "log.dirs": args.data_dir,
         "advertised.host": args.advertised_host,
         "advertised.port": args.advertised_port,
+        "kafkito.as.version": args.as_version,
     }
     for name, value in flags.items():
         if value is not None:
             config.set(name, str(value))
+    if config.kafkito_as_version is not None:
+        from kafkito.protocol.kafka_releases import release_name
+
+        try:
+            release_name(config.kafkito_as_version)
+        except ValueError as exc:
+            raise ConfigError(f"--as-version / kafkito.as.version: {exc}") from None
     return config
 
 

@@ -111,6 +111,9 @@ class Config:
     kafkito_api_versions_kafka4_minimums: bool = prop(
         False, "kafkito: advertise and accept Kafka 4's lowest API versions (KIP-896) instead of Kafka 3.9's"
     )
+    kafkito_as_version: str | None = prop(
+        None, "kafkito: advertise and accept only the API versions of this Kafka release (0.10.0 ... 4.4)"
+    )
     # groups
     group_min_session_timeout_ms: int = prop(6000, "smallest session timeout a member may ask for")
     group_max_session_timeout_ms: int = prop(1800000, "largest session timeout a member may ask for")

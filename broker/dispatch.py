@@ -18,6 +18,7 @@ from kafkito.broker import logging_setup
 from kafkito.broker.handlers import HANDLERS, KAFKA4_MINIMUMS, VERSIONS, api_versions
 from kafkito.broker.handlers.registry import Handler
 from kafkito.broker.parked_deadline import deadline_ms, timeout_error, with_deadline
+from kafkito.broker.pinned_versions import PinnedVersions, pinned
 from kafkito.broker.spliced import Spliced
 from kafkito.broker.steering.intercept import Request, steer
 from kafkito.protocol.codec import (
@@ -80,6 +81,9 @@ def _route(broker: Broker, api_key: int, api_version: int) -> _Route | None:
     Raises CloseConnection where Kafka closes too: an unknown API key, an unsupported version of an
     API other than ApiVersions, a version Kafka 4 removed on a broker keeping Kafka 4's minimums.
     """
+    release = broker.config.kafkito_as_version
+    if release is not None:
+        return _pinned_route(pinned(release), api_key, api_version)
     versions = VERSIONS.get(api_key)
     if versions is None:
         return _unserved(api_key, api_version)
@@ -91,6 +95,32 @@ def _route(broker: Broker, api_key: int, api_version: int) -> _Route | None:
     kafka4_min = KAFKA4_MINIMUMS.get(api_key, 0)
     if api_version < kafka4_min and broker.config.kafkito_api_versions_kafka4_minimums:
         raise CloseConnection(f"version {api_version} of api key {api_key} was removed in Kafka 4 (KIP-896)")
+    return _accepted(api_key, api_version)
+
+
+def _pinned_route(versions: PinnedVersions, api_key: int, api_version: int) -> _Route | None:
+    """`_route` for a broker pinned to a Kafka release (`kafkito.as.version`): that release's ranges,
+    and a close where that Kafka closes (an API it lacks, a version outside its range)."""
+    accepted = versions.accepted.get(api_key)
+    if accepted is None:
+        kafka = versions.kafka.get(api_key)
+        if kafka is None:
+            raise CloseConnection(f"api key {api_key} is unknown to Kafka {versions.release}")
+        if not kafka[0] <= api_version <= kafka[1]:
+            raise CloseConnection(f"unsupported version {api_version} of api key {api_key}")
+        return _unserved(api_key, api_version)
+    lo, hi = accepted
+    if not lo <= api_version <= hi:
+        if api_key == API_VERSIONS_KEY and api_version > hi:
+            return None
+        raise CloseConnection(
+            f"unsupported version {api_version} of api key {api_key} (Kafka {versions.release}: {lo}-{hi})"
+        )
+    return _routes.get((api_key, api_version)) or _accepted(api_key, api_version)
+
+
+def _accepted(api_key: int, api_version: int) -> _Route:
+    """The route of a version the broker accepts (remembered unless Kafka 4 removed it)."""
     handler = HANDLERS[api_key]  # imported on its API's first request
     select = getattr(handler, "handler_for_version", None)
     if select is not None:  # a module answering some versions with another handler (Produce v0-v2)
@@ -101,7 +131,7 @@ def _route(broker: Broker, api_key: int, api_version: int) -> _Route | None:
         response_header_v1(api_key, api_version),
         getattr(handler, "decode", None),
     )
-    if api_version >= kafka4_min:
+    if api_version >= KAFKA4_MINIMUMS.get(api_key, 0):
         _routes[api_key, api_version] = route
     return route
 
@@ -121,8 +151,14 @@ def _unserved(api_key: int, api_version: int) -> _Route:
 
 def _api_versions_too_new(broker: Broker, correlation_id: int) -> bytes:
     """KIP-511: an ApiVersions request newer than ours is answered in v0 with UNSUPPORTED_VERSION and,
-    as Kafka does, only ApiVersions' own range: the client retries with the newest version we take."""
-    keys = api_versions.api_keys(broker.config.kafkito_api_versions_kafka4_minimums)
+    as Kafka does, only ApiVersions' own range: the client retries with the newest version we take.
+    A broker pinned to a release before 2.4 lists no APIs, as those did."""
+    release = broker.config.kafkito_as_version
+    if release is None:
+        keys = api_versions.api_keys(broker.config.kafkito_api_versions_kafka4_minimums)
+    else:
+        versions = pinned(release)
+        keys = api_versions.pinned_api_keys(versions) if versions.own_range_on_unsupported else []
     response = build_response(
         API_VERSIONS_KEY,
         0,
@@ -151,7 +187,9 @@ def dispatch(
         api_key, api_version, correlation_id = _PEEK.unpack_from(frame)
     except struct.error:
         raise CloseConnection(f"request frame of {len(frame)} bytes is shorter than a header") from None
-    route = _routes.get((api_key, api_version)) or _route(broker, api_key, api_version)
+    # A broker pinned to a Kafka release (`kafkito.as.version`) checks its ranges first (`_route`).
+    unpinned = broker.config.kafkito_as_version is None
+    route = (unpinned and _routes.get((api_key, api_version))) or _route(broker, api_key, api_version)
     if route is None:
         return _api_versions_too_new(broker, correlation_id)
     handler, flexible, header_v1, decode = route

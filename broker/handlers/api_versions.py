@@ -4,7 +4,8 @@ v1 adds throttle_time_ms; v3 is flexible and carries the client's software name/
 response the cluster's feature levels in tagged fields (`broker/features.py`); v4 also lists supported
 features whose minimum level is 0. A request of a version we do not know is answered by dispatch as v0
 with UNSUPPORTED_VERSION (KIP-511). The ranges are Kafka 3.9's lowest versions, or Kafka 4's with
-`kafkito.api.versions.kafka4.minimums=true`.
+`kafkito.api.versions.kafka4.minimums=true`. A broker pinned to a Kafka release (`kafkito.as.version`)
+answers with that release's ranges and feature levels instead (`broker/pinned_versions.py`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, Protocol
 
 from kafkito.broker import features
 from kafkito.broker.context import RequestContext
+from kafkito.broker.pinned_versions import PinnedVersions, pinned
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 18
@@ -40,6 +42,15 @@ def api_keys(kafka4_minimums: bool = False) -> list[dict[str, int]]:
     ]
 
 
+def pinned_api_keys(versions: PinnedVersions) -> list[dict[str, int]]:
+    """ApiKeys of a broker pinned to a Kafka release."""
+    return [
+        dict(api_key=k, min_version=lo, max_version=hi)
+        for k, (lo, hi) in sorted(versions.advertised.items())
+        if k not in _UNADVERTISED
+    ]
+
+
 class ApiVersionsRequest(Protocol):
     """The fields of kafka-python's ApiVersionsRequest this handler reads."""
 
@@ -56,6 +67,15 @@ def handle(ctx: RequestContext, request: ApiVersionsRequest) -> Any:
             error = ErrorCode.INVALID_REQUEST
     if error is not ErrorCode.NONE:  # as Kafka: the error alone, no versions to go on with
         return ctx.response(error_code=error, api_keys=[], throttle_time_ms=0)
+    release = ctx.configs.config.kafkito_as_version
+    if release is not None:
+        versions = pinned(release)
+        return ctx.response(
+            error_code=error,
+            api_keys=pinned_api_keys(versions),
+            throttle_time_ms=0,
+            **_pinned_feature_fields(ctx.version, versions),
+        )
     return ctx.response(
         error_code=error,
         api_keys=api_keys(ctx.configs.config.kafkito_api_versions_kafka4_minimums),
@@ -68,6 +88,26 @@ def _feature_fields(ctx: RequestContext) -> dict[str, Any]:
     """The cluster's feature levels as UpdateFeatures left them (ApiVersions v3+)."""
     levels = ctx.configs.features
     return features.api_versions_fields(ctx.version, levels.levels, levels.epoch)
+
+
+def _pinned_feature_fields(api_version: int, versions: PinnedVersions) -> dict[str, Any]:
+    """The feature levels of a fresh cluster of the pinned release (none before 2.7, KIP-584)."""
+    if api_version < 3 or versions.features is None:
+        return {}
+    return dict(
+        supported_features=[
+            dict(name=f.name, min_version=f.min_level, max_version=f.max_level)
+            for f in versions.features
+            if f.min_level > 0 or api_version >= features.ZERO_MIN_SINCE_API_VERSION
+        ],
+        finalized_features_epoch=features.FINALIZED_FEATURES_EPOCH if versions.features else -1,
+        finalized_features=[
+            dict(name=f.name, max_version_level=f.finalized, min_version_level=f.finalized)
+            for f in versions.features
+            if f.finalized > 0
+        ],
+        zk_migration_ready=False,
+    )
 
 
 def _valid_software(value: str) -> bool:

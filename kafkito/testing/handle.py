@@ -64,6 +64,7 @@ def start(
     host: str = "127.0.0.1",
     port: int = 0,
     nodes: int = 1,
+    as_version: str | None = None,
     log_level: str = "info",
     **props: Any,
 ) -> KafkitoHandle:
@@ -77,6 +78,9 @@ def start(
 
     `nodes=N` runs a cluster of N nodes (ids `node.id`, `node.id` + 1, ...), each with its own
     listener: on free ports with `port=0`, else on `port`, `port + 1`, ...
+
+    `as_version="3.9"` makes the broker advertise and accept only the API versions of that Kafka
+    release, 0.10.0 to 4.4 (`kafkito.as.version`: docs/testing.md); ValueError for another name.
     """
     if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
         raise ValueError(f"nodes must be a whole number of at least 1, not {nodes!r}")
@@ -84,6 +88,10 @@ def start(
     merged = dict(DEFAULTS)
     merged.update(property_names(properties or {}))
     merged.update(property_names(props))
+    if as_version is not None:
+        from kafkito.protocol.kafka_releases import release_name
+
+        merged["kafkito.as.version"] = release_name(as_version)
     owned = data_dir is None
     path = Path(tempfile.mkdtemp(prefix="kafkito-")) if data_dir is None else Path(data_dir)
     handle = KafkitoHandle(merged, path, host, port, owns_data_dir=owned, nodes=nodes)

@@ -1,6 +1,6 @@
 """The pytest plugin (entry point `pytest11`): the `kafkito` and `kafkito_session` fixtures, the
-`@pytest.mark.kafkito(**props)` marker (`nodes=N`: a cluster of N nodes), and broker properties
-from the ini file or the command line.
+`@pytest.mark.kafkito(**props)` marker (`nodes=N`: a cluster of N nodes; `as_version="3.9"`: a
+broker that is Kafka 3.9 to its clients), and broker properties from the ini file or the command line.
 
 Properties, later ones winning: the `kafkito_properties` ini lines, `--kafkito-set NAME=VALUE`, then
 (function-scoped fixture only) the markers, the closest to the test last.
@@ -73,14 +73,21 @@ def kafkito(
 ) -> Iterator[KafkitoHandle]:
     """A broker of its own for this test: ephemeral 127.0.0.1 port, temporary data dir, no initial
     rebalance delay; properties from `@pytest.mark.kafkito(...)`, the ini file and `--kafkito-set`.
-    `@pytest.mark.kafkito(nodes=3)` makes it a cluster of three nodes."""
+    `@pytest.mark.kafkito(nodes=3)` makes it a cluster of three nodes, `as_version="2.8"` a broker
+    advertising and accepting only Kafka 2.8's API versions."""
     from kafkito.testing.handle import property_names, start
 
     props = configured_properties(request.config)
     marked = marker_properties(request.node)
     nodes = int(marked.pop("nodes", 1))
+    as_version = marked.pop("as_version", None)
     props.update(property_names(marked))
-    handle = start(props, data_dir=tmp_path_factory.mktemp("kafkito"), nodes=nodes)
+    handle = start(
+        props,
+        data_dir=tmp_path_factory.mktemp("kafkito"),
+        nodes=nodes,
+        as_version=None if as_version is None else str(as_version),
+    )
     try:
         yield handle
     finally:
