@@ -17,7 +17,7 @@ is a replay of the log, followed by `on_loaded`.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import structlog
 
@@ -82,9 +82,16 @@ if TYPE_CHECKING:  # KIP-848 consumer groups: imported with the first one (`part
     from kafkito.broker.coordinator.share.persister_api import SharePersister
     from kafkito.broker.coordinator.share.requests import ShareHeartbeatCallback, ShareHeartbeatRequest
 
+    # KIP-1071 streams groups: imported with the first one (`parts.py`)
+    from kafkito.broker.coordinator.streams.config import StreamsConfig, StreamsGroupConfigs
+    from kafkito.broker.coordinator.streams.group import StreamsGroup
+    from kafkito.broker.coordinator.streams.records import StreamsGroupRecord
+    from kafkito.broker.coordinator.streams.requests import StreamsHeartbeatCallback, StreamsHeartbeatRequest
+
 log = structlog.get_logger("kafkito.coordinator")
 
 _DEFAULT_ASSIGNORS = default("group.consumer.assignors")
+_STREAMS_RECORDS = "kafkito.broker.coordinator.streams.records"
 
 
 class GroupCoordinator:
@@ -106,6 +113,7 @@ class GroupCoordinator:
         topics: TopicsView | None = None,
         assignors: Mapping[str, Assignor] | None = None,
         share_config: ShareConfig | Callable[[], ShareConfig] | None = None,
+        streams_config: StreamsConfig | None = None,
     ) -> None:
         self._rt = rt = Runtime(
             config, clock, timer, sink if sink is not None else InMemoryRecordSink(), self.replay
@@ -131,6 +139,7 @@ class GroupCoordinator:
                 group, ErrorCode.REBALANCE_IN_PROGRESS, "converted to a consumer group"
             ),
         )
+        parts.streams_config = streams_config
         self._loading = Loading(rt, self._liveness, self._rebalance, self._offsets, parts)
         self._admin = GroupAdmin(rt, self._offsets, parts)
         if assignors is None and config.group_consumer_assignors != _DEFAULT_ASSIGNORS:
@@ -368,6 +377,27 @@ class GroupCoordinator:
         resolved again."""
         self._parts.on_topics_changed()
 
+    # -- KIP-1071 streams groups ----------------------------------------------------------------
+
+    @entry
+    def streams_group_heartbeat(
+        self, request: StreamsHeartbeatRequest, callback: StreamsHeartbeatCallback
+    ) -> None:
+        """StreamsGroupHeartbeat: `callback` gets the result once its records are written (at once for
+        an error); the result names the internal topics the broker must create."""
+        self._parts.streams_heartbeats.heartbeat(request, callback)
+
+    def get_streams_group(self, group_id: str) -> StreamsGroup | None:
+        return self._parts.streams.groups.get(group_id) if self._parts.has_streams else None
+
+    def streams_groups(self) -> list[StreamsGroup]:
+        return list(self._parts.streams.groups.values()) if self._parts.has_streams else []
+
+    @property
+    def streams_group_configs(self) -> StreamsGroupConfigs:
+        """The streams configs of GROUP resources (streams.num.standby.replicas, ...)."""
+        return self._parts.streams.configs
+
     # -- offsets --------------------------------------------------------------------------------
 
     @entry
@@ -451,13 +481,20 @@ class GroupCoordinator:
 
     def replay(self, record: CoordinatorRecord) -> None:
         """Apply one record to the coordinator's state: at load for every record, at run time for
-        offset commits (once written) and tombstones (`loading.py`)."""
+        offset commits (once written) and tombstones (`loading.py`); streams groups' records go to
+        their part."""
+        if type(record).__module__ == _STREAMS_RECORDS:
+            self._parts.streams.replay(cast("StreamsGroupRecord", record))
+            return
         self._loading.replay(record)
 
     @entry
     def on_loaded(self, group_ids: Iterable[str]) -> None:
         """Serve groups just replayed from the log: arm their members' deadlines, shed excess members."""
+        group_ids = list(group_ids)
         self._loading.on_loaded(group_ids)
+        if self._parts.has_streams:
+            self._parts.streams.on_loaded(group_ids)
 
     @entry
     def unload_group(self, group_id: str) -> None:

@@ -24,10 +24,14 @@ if TYPE_CHECKING:
     from kafkito.broker.coordinator.share.groups import LogOffsets, ShareGroups
     from kafkito.broker.coordinator.share.offsets import ShareOffsets
     from kafkito.broker.coordinator.share.persister_api import SharePersister
+    from kafkito.broker.coordinator.streams.config import StreamsConfig
+    from kafkito.broker.coordinator.streams.groups import StreamsGroups
+    from kafkito.broker.coordinator.streams.heartbeat import Heartbeats as StreamsHeartbeats
 
 
 class GroupTypeParts:
-    """`consumer`, `heartbeats` and `classic_members` (KIP-848); `share` and `share_offsets` (KIP-932)."""
+    """`consumer`, `heartbeats` and `classic_members` (KIP-848); `share` and `share_offsets` (KIP-932);
+    `streams` and `streams_heartbeats` (KIP-1071)."""
 
     def __init__(
         self,
@@ -45,6 +49,7 @@ class GroupTypeParts:
         self.topics_changes = 0  # counted until the consumer part exists (its topics version)
         self._share_persister: SharePersister | None = None
         self._share_log_offsets: LogOffsets | None = None
+        self.streams_config: StreamsConfig | None = None
 
     @cached_property
     def consumer(self) -> ConsumerGroups:
@@ -92,6 +97,22 @@ class GroupTypeParts:
     @property
     def has_share(self) -> bool:
         return "share" in self.__dict__
+
+    @cached_property
+    def streams(self) -> StreamsGroups:
+        from kafkito.broker.coordinator.streams.groups import StreamsGroups
+
+        return StreamsGroups(self._rt, self.streams_config)
+
+    @cached_property
+    def streams_heartbeats(self) -> StreamsHeartbeats:
+        from kafkito.broker.coordinator.streams.heartbeat import Heartbeats
+
+        return Heartbeats(self.streams)
+
+    @property
+    def has_streams(self) -> bool:
+        return "streams" in self.__dict__
 
     def set_share_persister(self, persister: SharePersister | None) -> None:
         self._share_persister = persister
