@@ -206,6 +206,17 @@ def add_control_parser(sub: Any) -> None:
     hole.add_argument("client_id")
     unhole = _verb(verbs.add_parser("unblackhole", help="answer a client again"), _unblackhole)
     unhole.add_argument("client_id")
+    _url_anywhere(control)
+
+
+def _url_anywhere(control: argparse.ArgumentParser) -> None:
+    """`--url` after any verb too (`kafkito control fault add ... --url U`), as before them: a verb's
+    parser sets it only when given (SUPPRESS), so the one given earlier is kept."""
+    from kafkito.broker.cli_parser import walk
+
+    for parser in walk(control):
+        if parser is not control:
+            parser.add_argument("--url", default=argparse.SUPPRESS, help="the control endpoint (as above)")
 
 
 def _print(result: Any, out: TextIO) -> None:

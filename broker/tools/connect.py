@@ -1,18 +1,34 @@
 """Reaching a broker: the bootstrap address checked first (a refused connection says so at once,
-not after the client's 30 s of retries), then kafka-python's admin, producer or consumer."""
+not after the client's 30 s of retries), then kafka-python's admin, producer or consumer, with the
+security of `--command-config` (broker.tools.client_config).
+
+A listener that accepts the connection but not the client (TLS spoken to a plain listener or the
+reverse, SASL refused, a wrong password) fails the client's bootstrap within BOOTSTRAP_WAIT_MS; what
+the client logged on the way is turned into one line that says what to change.
+"""
 
 from __future__ import annotations
 
+import logging
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
+from kafkito.broker.tools.client_config import ClientSecurity, load
 from kafkito.broker.tools.output import ToolError
 
 DEFAULT_BOOTSTRAP = "127.0.0.1:9092"
 ENV_BOOTSTRAP = "KAFKITO_BOOTSTRAP_SERVER"  # the default of --bootstrap-server, when set
 CLIENT_ID = "kafkito-cli"
+BOOTSTRAP_WAIT_MS = 4000  # how long a listener that answers nothing useful is given
+
+
+class Target(Protocol):
+    """What every verb's arguments say about the broker to talk to."""
+
+    bootstrap_server: str
+    command_config: str | None
 
 
 def split_address(address: str) -> tuple[str, int]:
@@ -38,9 +54,72 @@ def check_reachable(bootstrap: str, timeout: float = 5.0) -> None:
     )
 
 
-def _common(bootstrap: str) -> dict[str, Any]:
-    check_reachable(bootstrap)
-    return {"bootstrap_servers": bootstrap.split(","), "client_id": CLIENT_ID, "request_timeout_ms": 15000}
+class _Heard(logging.Handler):
+    """The client's warnings and errors while it bootstraps: why the listener did not take it."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def _refusal(bootstrap: str, security: ClientSecurity, heard: list[str]) -> str:
+    """One line for a bootstrap that timed out: the client's reason, and what to check."""
+    text = " ".join(heard)
+    if "Authentication failed" in text or "SaslAuthenticationFailed" in text:
+        return (
+            f"the broker at {bootstrap} refused the SASL login (a wrong user or password, or a mechanism "
+            "the listener does not enable): check sasl.mechanism and sasl.jaas.config in --command-config"
+        )
+    if security.uses_tls and ("CERTIFICATE_VERIFY_FAILED" in text or "certificate verify" in text):
+        return (
+            f"the broker at {bootstrap} has a certificate the client does not trust: "
+            "set ssl.truststore.location (PEM) in --command-config"
+        )
+    if "UnsupportedSaslMechanism" in text:
+        return (
+            f"the listener at {bootstrap} does not enable sasl.mechanism={security.options['sasl_mechanism']}"
+        )
+    return (
+        f"the listener at {bootstrap} did not answer as a {security.protocol} listener: does it expect "
+        "TLS or SASL (or not)? pass --command-config FILE with its security.protocol"
+    )
+
+
+def _common(target: Target) -> dict[str, Any]:
+    check_reachable(target.bootstrap_server)
+    security = load(target.command_config)
+    return {
+        "bootstrap_servers": target.bootstrap_server.split(","),
+        "client_id": CLIENT_ID,
+        "request_timeout_ms": 15000,
+        "bootstrap_timeout_ms": BOOTSTRAP_WAIT_MS,
+        **security.options,
+    }
+
+
+@contextmanager
+def _bootstrapping(target: Target) -> Iterator[None]:
+    """Turn the client's 'Unable to bootstrap' into the reason it logged."""
+    from kafka.errors import KafkaError, KafkaTimeoutError
+
+    heard = _Heard()
+    kafka_logger = logging.getLogger("kafka")
+    kafka_logger.addHandler(heard)
+    try:
+        yield
+    except KafkaTimeoutError as exc:
+        if "bootstrap" not in str(exc):
+            raise ToolError(describe_error(exc)) from None
+        raise ToolError(
+            _refusal(target.bootstrap_server, load(target.command_config), heard.messages)
+        ) from None
+    except KafkaError as exc:
+        raise ToolError(describe_error(exc)) from None
+    finally:
+        kafka_logger.removeHandler(heard)
 
 
 @contextmanager
@@ -70,22 +149,25 @@ def describe_error(exc: BaseException) -> str:
     return text if text.startswith(name) else f"{name}: {text}"
 
 
-def admin(bootstrap: str) -> Any:
+def admin(target: Target) -> Any:
     from kafka import KafkaAdminClient
 
-    with kafka_errors():
-        return KafkaAdminClient(**_common(bootstrap))
+    options = _common(target)
+    with _bootstrapping(target):
+        return KafkaAdminClient(**options)
 
 
-def producer(bootstrap: str, **options: Any) -> Any:
+def producer(target: Target, **extra: Any) -> Any:
     from kafka import KafkaProducer
 
-    with kafka_errors():
-        return KafkaProducer(**_common(bootstrap), **options)
+    options = _common(target)
+    with _bootstrapping(target):
+        return KafkaProducer(**options, **extra)
 
 
-def consumer(bootstrap: str, **options: Any) -> Any:
+def consumer(target: Target, **extra: Any) -> Any:
     from kafka import KafkaConsumer
 
-    with kafka_errors():
-        return KafkaConsumer(**_common(bootstrap), **options)
+    options = _common(target)
+    with _bootstrapping(target):
+        return KafkaConsumer(**options, **extra)

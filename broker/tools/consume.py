@@ -1,8 +1,10 @@
 """`kafkito consume TOPIC`: records printed as kafka-console-consumer.sh prints them, or as JSON lines.
 
 Without --group the partitions are assigned (no group is created or committed); with --group the
-consumer joins it and commits what it printed. It stops after --max-messages, after --timeout-ms
-without a record, or on Ctrl-C, and says how many it processed, as Kafka's tool does.
+consumer joins it and commits what it printed. `--offset @TIME` starts each partition at its first
+record at or after TIME (ListOffsets by timestamp); `--format` prints as kcat's `-f` does. It stops
+after --max-messages, after --timeout-ms without a record, or on Ctrl-C or SIGTERM (leaving its group),
+and says how many it processed, as Kafka's tool does.
 """
 
 from __future__ import annotations
@@ -11,7 +13,10 @@ import argparse
 import base64
 import contextlib
 import json
+import signal
 import sys
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, TextIO
 
 from kafkito.broker.tools.connect import consumer, kafka_errors
@@ -23,8 +28,31 @@ EARLIEST, LATEST = "earliest", "latest"
 OFFSET_WORDS = {EARLIEST: EARLIEST, LATEST: LATEST, "-2": EARLIEST, "-1": LATEST}
 
 
-def parse_offset(text: str) -> int | str:
-    """`--offset`: an offset (>= 0), or EARLIEST / LATEST for `earliest`, `latest`, -2 and -1."""
+@dataclass(frozen=True, slots=True)
+class AtTime:
+    """`--offset @TIME`: each partition's first record at or after `ms` (epoch milliseconds)."""
+
+    ms: int
+
+
+def parse_time(text: str) -> int:
+    """Epoch ms of `@TIME`: epoch milliseconds, or ISO 8601 (`2026-01-31T12:00:00.000Z`; local time
+    without a zone)."""
+    if text.isdigit():
+        return int(text)
+    try:
+        return int(datetime.fromisoformat(text).timestamp() * 1000)
+    except ValueError:
+        raise ToolError(
+            f"--offset @{text}: not a time: epoch milliseconds or ISO 8601 (e.g. @2026-01-31T12:00:00Z)", 2
+        ) from None
+
+
+def parse_offset(text: str) -> int | str | AtTime:
+    """`--offset`: an offset (>= 0), EARLIEST / LATEST for `earliest`, `latest`, -2 and -1, or
+    `@TIME`."""
+    if text.strip().startswith("@"):
+        return AtTime(parse_time(text.strip()[1:]))
     word = OFFSET_WORDS.get(text.strip().lower())
     if word is not None:
         return word
@@ -49,6 +77,9 @@ def decode(data: bytes | None, fmt: str) -> str | None:
 
 def format_record(record: Any, args: argparse.Namespace) -> str:
     """Kafka's DefaultMessageFormatter order: timestamp, partition, offset, headers, key, value."""
+    if getattr(args, "render", None) is not None:
+        rendered: str = args.render(record)
+        return rendered
     key = decode(record.key, args.key_format)
     value = decode(record.value, args.value_format)
     headers = [(k, decode(v, args.value_format)) for k, v in record.headers or []]
@@ -92,7 +123,7 @@ def _consumer(args: argparse.Namespace) -> Any:
         options.update(group_id=args.group, enable_auto_commit=True)
     else:
         options.update(group_id=None, enable_auto_commit=False)
-    client = consumer(args.bootstrap_server, **options)
+    client = consumer(args, **options)
     with kafka_errors():
         if args.group and args.partition is None and args.offset is None:
             client.subscribe([args.topic])
@@ -111,7 +142,9 @@ def _assign(client: Any, args: argparse.Namespace) -> None:
         raise ToolError(f"topic {args.topic} has no partition {args.partition} (it has {len(partitions)})")
     chosen = [TopicPartition(args.topic, p) for p in sorted(partitions) if args.partition in (None, p)]
     client.assign(chosen)
-    if isinstance(args.offset, int):
+    if isinstance(args.offset, AtTime):
+        _seek_to_time(client, chosen, args.offset.ms)
+    elif isinstance(args.offset, int):
         for tp in chosen:
             client.seek(tp, args.offset)
     elif args.offset == EARLIEST or (args.offset is None and args.from_beginning):
@@ -120,19 +153,45 @@ def _assign(client: Any, args: argparse.Namespace) -> None:
         client.seek_to_end(*chosen)
 
 
+def _seek_to_time(client: Any, chosen: list[Any], ms: int) -> None:
+    """Each partition at its first record stamped at or after `ms`; at its end when there is none."""
+    found = client.offsets_for_times(dict.fromkeys(chosen, ms))
+    after = [tp for tp in chosen if found.get(tp) is None]
+    for tp in chosen:
+        if found.get(tp) is not None:
+            client.seek(tp, found[tp].offset)
+    if after:
+        client.seek_to_end(*after)
+
+
+class Terminated(Exception):
+    """SIGTERM: stop as Ctrl-C stops (commit, leave the group, print the summary)."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second one ends the process at once
+    raise Terminated
+
+
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    from kafkito.broker.tools.record_format import compile_format
+
+    args.render = compile_format(args.format) if args.format is not None else None
     client = _consumer(args)
     count = 0
+    end = "" if args.render is not None else "\n"
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         with kafka_errors():
             for record in client:
-                print(format_record(record, args), file=out, flush=True)
+                print(format_record(record, args), file=out, end=end, flush=True)
                 count += 1
                 if args.max_messages is not None and count >= args.max_messages:
                     break
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Terminated):
         pass
     finally:
+        signal.signal(signal.SIGTERM, previous)
         if args.group:
             # Nothing consumed, or the group moved on: the printed records stay printed.
             with contextlib.suppress(Exception):

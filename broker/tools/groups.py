@@ -37,7 +37,7 @@ class PartitionRow:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    client = admin(args.bootstrap_server)
+    client = admin(args)
     with kafka_errors():
         groups = sorted(client.list_groups(), key=lambda g: g["group_id"])
     rows = [
@@ -177,7 +177,7 @@ def _describe_one(client: Any, group: str, args: argparse.Namespace) -> Describe
 
 
 def run_describe(args: argparse.Namespace) -> int:
-    client = admin(args.bootstrap_server)
+    client = admin(args)
     groups = args.groups
     if args.all_groups:
         with kafka_errors():
@@ -202,7 +202,11 @@ def _keys(columns: tuple[str, ...]) -> list[str]:
 
 
 def run_delete(args: argparse.Namespace) -> int:
-    client = admin(args.bootstrap_server)
+    """Deletes what it can; each group it cannot is a line on stderr worded as every verb's errors are
+    (`kafkito groups delete: GroupIdNotFoundError: consumer group 'g' does not exist: ...`)."""
+    import sys
+
+    client = admin(args)
     with kafka_errors():
         results = client.delete_groups(args.groups)
     failed = {g: e for g, e in results.items() if e not in (None, "OK", "NoError")}
@@ -211,14 +215,16 @@ def run_delete(args: argparse.Namespace) -> int:
         names = ", ".join(f"'{g}'" for g in deleted)
         print(f"Deletion of requested consumer groups ({names}) was successful.")
     for group, error in failed.items():
-        print(f"Group '{group}' could not be deleted: {_delete_error(error)}")
+        print(f"kafkito groups delete: {_delete_error(group, error)}", file=sys.stderr)
     return 1 if failed else 0
 
 
-def _delete_error(error: Any) -> str:
-    name = getattr(error, "__name__", None) or str(error)
+def _delete_error(group: str, error: Any) -> str:
+    name = getattr(error, "__name__", None) or type(error).__name__
+    if isinstance(error, str):
+        name = error
     hints = {
-        "GroupIdNotFoundError": "it does not exist",
-        "NonEmptyGroupError": "the group is not empty (stop its consumers first)",
+        "GroupIdNotFoundError": "does not exist: `kafkito groups list` shows the groups",
+        "NonEmptyGroupError": "is not empty: stop its consumers first",
     }
-    return f"{name} ({hints[name]})" if name in hints else name
+    return f"{name}: consumer group '{group}' {hints.get(name, 'could not be deleted')}"

@@ -92,7 +92,7 @@ def run(args: argparse.Namespace, source: TextIO | None = None) -> int:
     acks = args.acks if args.acks == "all" else int(args.acks)
     if args.partition is not None and args.partition < 0:
         raise ToolError(f"--partition {args.partition} is not a partition: use a number >= 0", 2)
-    client = producer(args.bootstrap_server, acks=acks, linger_ms=5, max_block_ms=METADATA_WAIT_MS)
+    client = producer(args, acks=acks, linger_ms=5, max_block_ms=METADATA_WAIT_MS)
     sent = 0
     try:
         with kafka_errors(), _no_topic_hint(args.topic):

@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         parse_datetime(args.to_datetime)  # refused before anything is asked of the broker
     for spec in args.topic:
         parse_topic(spec)
-    client = admin(args.bootstrap_server)
+    client = admin(args)
     try:
         described = describe_group(client, args.group) if args.execute else None
     except NoSuchGroup:  # Dead, as Kafka's tool sees it: inactive, its offsets may be set

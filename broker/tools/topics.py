@@ -23,7 +23,7 @@ def parse_configs(items: list[str]) -> dict[str, str]:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    client = admin(args.bootstrap_server)
+    client = admin(args)
     with kafka_errors():
         names = sorted(t["name"] for t in client.describe_topics())
     if args.exclude_internal:
@@ -96,8 +96,10 @@ def _describe_topics(client: Any, names: list[str]) -> list[dict[str, Any]]:
 
 
 def run_describe(args: argparse.Namespace) -> int:
-    client = admin(args.bootstrap_server)
+    client = admin(args)
     described = _describe_topics(client, args.topics)
+    if args.exclude_internal:
+        described = [t for t in described if not t["topic"].startswith("__")]
     if args.json:
         print_json(described)
         return 0
@@ -125,7 +127,7 @@ def run_describe(args: argparse.Namespace) -> int:
 
 
 def run_create(args: argparse.Namespace) -> int:
-    client = admin(args.bootstrap_server)
+    client = admin(args)
     spec = {
         "num_partitions": args.partitions if args.partitions is not None else -1,
         "replication_factor": args.replication_factor if args.replication_factor is not None else -1,
@@ -138,7 +140,7 @@ def run_create(args: argparse.Namespace) -> int:
 
 
 def run_delete(args: argparse.Namespace) -> int:
-    client = admin(args.bootstrap_server)
+    client = admin(args)
     with kafka_errors():
         client.delete_topics(args.topics)
     for name in args.topics:
@@ -149,11 +151,13 @@ def run_delete(args: argparse.Namespace) -> int:
 def run_alter(args: argparse.Namespace) -> int:
     from kafka.admin import ConfigResource, ConfigResourceType
 
+    from kafkito.broker.tools.configs import alter
+
     if args.partitions is None and not args.config and not args.delete_config:
         raise ToolError(
             "nothing to alter: pass --partitions N, --config NAME=VALUE or --delete-config NAME", 2
         )
-    client = admin(args.bootstrap_server)
+    client = admin(args)
     with kafka_errors():
         if args.partitions is not None:
             client.create_partitions({args.topic: args.partitions})
@@ -162,7 +166,8 @@ def run_alter(args: argparse.Namespace) -> int:
         changes.update({name: ("DELETE", None) for name in args.delete_config})
         if changes:
             try:
-                client.alter_configs([ConfigResource(ConfigResourceType.TOPIC, args.topic, changes)])
+                # the broker's refusal (INVALID_CONFIG for retention.ms=abc) is returned, not raised
+                alter(client, ConfigResource(ConfigResourceType.TOPIC, args.topic, changes), True)
             except ValueError as exc:  # kafka-python's check: a name the topic's configs do not list
                 names = ", ".join(sorted(re.findall(r"'([^']*)'", str(exc)))) or str(exc)
                 raise ToolError(f"InvalidConfigurationError: unknown topic config name: {names}") from None
