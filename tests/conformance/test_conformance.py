@@ -6,6 +6,7 @@ import pytest
 
 from tests.conformance import (  # noqa: F401 - registers the scenarios
     scenarios_admin,
+    scenarios_consumer_groups,
     scenarios_groups,
     scenarios_requests,
     scenarios_sweep,
