@@ -3,11 +3,13 @@
 kafkito has no Raft log; its topic metadata log stands for `__cluster_metadata` partition 0. The
 controller node (this one, or a cluster's lowest live node) is the leader and the one voter, caught
 up now; any other live node is an observer with the same end offset; the high watermark is that end
-offset. v2 adds the voters' directory ids (a fixed id derived from the cluster and node ids: kafkito
-keeps no directory.id) and their endpoints: the first listener's advertised address, under its name.
+offset. v2 adds the voters' directory ids (the zero id of a static voter, as `controller.quorum.voters`
+gives them) and their endpoints: the first listener's advertised address, under its name (Kafka's is
+its CONTROLLER listener; kafkito has none).
 
 A request that does not name exactly `__cluster_metadata` partition 0 gets UNKNOWN_TOPIC_OR_PARTITION
-on each partition it names, as Kafka's Raft client answers it. Needs DESCRIBE on the cluster.
+on each partition it names, with the error's message, as Kafka's Raft client answers it. Needs
+DESCRIBE on the cluster.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ VERSIONS = (0, 2)
 
 METADATA_TOPIC = "__cluster_metadata"
 LEADER_EPOCH = 1  # a fresh single-voter quorum elects its leader in epoch 1
-_DIRECTORY_IDS = uuid.UUID("6b61666b-6974-6f2d-7175-6f72756d0000")  # namespace of the directory ids
+UNKNOWN_PARTITION = "This server does not host this topic-partition."  # Kafka's Errors message
+STATIC_VOTER_DIRECTORY = uuid.UUID(int=0)  # a voter of controller.quorum.voters has no directory id
 
 
 class PartitionData(Protocol):
@@ -51,16 +54,12 @@ def _names_the_metadata_partition(request: DescribeQuorumRequest) -> bool:
     )
 
 
-def directory_id(cluster_id: str, node_id: int) -> uuid.UUID:
-    return uuid.uuid5(_DIRECTORY_IDS, f"{cluster_id}/{node_id}")
-
-
 def handle(ctx: RequestContext, request: DescribeQuorumRequest) -> Any:
     if not _names_the_metadata_partition(request):
+        error = {"error_code": ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "error_message": UNKNOWN_PARTITION}
         unknown = [
             {"topic_name": t.topic_name,
-             "partitions": [{"partition_index": p.partition_index,
-                             "error_code": ErrorCode.UNKNOWN_TOPIC_OR_PARTITION} for p in t.partitions]}
+             "partitions": [{"partition_index": p.partition_index, **error} for p in t.partitions]}
             for t in request.topics
         ]  # fmt: skip
         return ctx.response(error_code=0, error_message=None, topics=unknown, nodes=[])
@@ -71,7 +70,7 @@ def handle(ctx: RequestContext, request: DescribeQuorumRequest) -> Any:
 
     def replica(node_id: int) -> dict[str, Any]:
         return dict(
-            replica_id=node_id, replica_directory_id=directory_id(cluster.cluster_id, node_id),
+            replica_id=node_id, replica_directory_id=STATIC_VOTER_DIRECTORY,
             log_end_offset=end, last_fetch_timestamp=now, last_caught_up_timestamp=now,
         )  # fmt: skip
 

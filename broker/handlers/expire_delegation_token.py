@@ -1,5 +1,5 @@
 """ExpireDelegationToken (40): move a token's expiry to now + the period (never past its max time), or
-with a negative period remove it at once (answered with that period as its expiry time, as Kafka does).
+with a negative period remove it at once (answered with now + that period, as Kafka 4.4 does).
 
 The same refusals as RenewDelegationToken, in the same order (owner or renewer only). v1-v2; v2
 flexible.

@@ -222,13 +222,14 @@ class DelegationTokens:
     def plan_expire(
         self, mac: bytes, expiry_period_ms: int, principal: str, limits: TokenLimits, now_ms: int
     ) -> tuple[list[Record], ErrorCode, int]:
-        """As `plan_renew`; a negative period removes the token at once (and is answered as given)."""
+        """As `plan_renew`; a negative period removes the token at once (answered now + the period, as
+        Kafka 4.4 answers it)."""
         token = self._renewable(mac, principal, limits, now_ms)
         if isinstance(token, ErrorCode):
             return [], token, 0
-        if expiry_period_ms < 0:
-            return [_remove(token.token_id)], ErrorCode.NONE, expiry_period_ms
         expiry = min(token.max_ms, now_ms + expiry_period_ms)
+        if expiry_period_ms < 0:
+            return [_remove(token.token_id)], ErrorCode.NONE, expiry
         return [replace(token, expiry_ms=expiry).to_record()], ErrorCode.NONE, expiry
 
     def plan_sweep(self, now_ms: int) -> list[Record]:

@@ -30,6 +30,7 @@ GENERATED_IDS = {
     "incarnation_id",
     "client_instance_id",
     "subscription_id",
+    "token_id",
 }
 # Fields compared only as "set or not": their values differ between any two brokers or runs.
 NOT_COMPARED = {
@@ -39,8 +40,17 @@ NOT_COMPARED = {
     "log_dir": "<log dir>",
     "total_bytes": "<disk bytes>",
     "usable_bytes": "<disk bytes>",
+    "hmac": "<hmac>",
 }
 TIMES = {"state_timestamp", "transaction_start_time_ms", "last_timestamp", "max_timestamp"}
+# A delegation token's times (CreateDelegationToken, DescribeDelegationToken, Renew/Expire's answers).
+TIMES |= {
+    "issue_timestamp_ms",
+    "expiry_timestamp_ms",
+    "max_timestamp_ms",
+    "issue_timestamp",
+    "expiry_timestamp",
+}
 # Identifying fields of array entries, tried in order: the first whose values are unique keys the map.
 IDENTITY = (
     "name",

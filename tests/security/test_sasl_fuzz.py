@@ -102,6 +102,8 @@ def _security() -> ListenerSecurity:
         class scram:
             get = staticmethod(_lookup)
 
+        token_credential = staticmethod(lambda token_id, mechanism: None)  # no delegation tokens
+
     return ListenerSecurity(listeners_of(config)[0], config, lambda: _Store)  # type: ignore[arg-type,return-value]
 
 

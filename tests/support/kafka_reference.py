@@ -2,6 +2,7 @@
 the classpath `make install-clients` resolves (tests/kafka_reference), with its storage in a temp dir.
 
 `KafkaReference(props).start()` formats the storage with Kafka's StorageTool, starts `kafka.Kafka`,
+(`sasl=True` adds a SASL_PLAINTEXT listener with SCRAM-SHA-256 and -512 on `sasl_port`)
 waits until it answers Metadata, and `stop()` sends SIGTERM (SIGKILL a few seconds later) and removes
 its directory. Its ports are found by bind tests and held by a lock file each while it runs, so two
 sessions on one machine never pick the same one; a start that loses a port race anyway is retried.
@@ -111,9 +112,14 @@ class KafkaReference:
     """One Apache Kafka node (KRaft, broker+controller) in a child JVM, for comparison with kafkito."""
 
     def __init__(
-        self, props: Mapping[str, str] = COMPARED_PROPS, java_options: tuple[str, ...] = JVM_OPTIONS
+        self,
+        props: Mapping[str, str] = COMPARED_PROPS,
+        java_options: tuple[str, ...] = JVM_OPTIONS,
+        sasl: bool = False,
     ):
         self.props = dict(props)
+        self.sasl = sasl
+        self.sasl_port = 0
         self.java_options = java_options
         self.dir = Path(tempfile.mkdtemp(prefix="kafka-reference-"))
         self.log_path = self.dir / "server.log"
@@ -143,6 +149,9 @@ class KafkaReference:
         broker, controller = PortLease(), PortLease()
         self._leases = [broker, controller]
         self.port = broker.port
+        if self.sasl:
+            self._leases.append(PortLease())
+            self.sasl_port = self._leases[-1].port
         attempt_dir = self.dir / f"node-{broker.port}"
         config = self._write_config(attempt_dir, broker.port, controller.port)
         self.log_path = attempt_dir / "server.log"
@@ -173,11 +182,26 @@ class KafkaReference:
             "inter.broker.listener.name": "PLAINTEXT",
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
             "log.dirs": str(node_dir / "logs"),
+            **(self._sasl_props() if self.sasl else {}),
             **self.props,
         }
         path = node_dir / "server.properties"
         path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
         return path
+
+    def _sasl_props(self) -> dict[str, str]:
+        """A SASL_PLAINTEXT listener beside PLAINTEXT, SCRAM users from AlterUserScramCredentials."""
+        scram = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+        return {
+            "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self._leases[1].port},"
+            f"SASL_PLAINTEXT://127.0.0.1:{self.sasl_port}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port},SASL_PLAINTEXT://127.0.0.1:{self.sasl_port}",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,"
+            "SASL_PLAINTEXT:SASL_PLAINTEXT",
+            "sasl.enabled.mechanisms": "SCRAM-SHA-256,SCRAM-SHA-512",
+            "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config": scram,
+            "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config": scram,
+        }
 
     def _wait_ready(self, timeout: float) -> None:
         from tests.support.wire import WireClient  # the codec is loaded only when a Kafka starts
