@@ -168,9 +168,25 @@ class Terminated(Exception):
     """SIGTERM: stop as Ctrl-C stops (commit, leave the group, print the summary)."""
 
 
-def _on_sigterm(signum: int, frame: Any) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second one ends the process at once
-    raise Terminated
+class _OnSigterm:
+    """Raises Terminated in the main thread, though never between printing a record and counting it:
+    a signal that arrives then is held until the record is counted."""
+
+    def __init__(self) -> None:
+        self.printing = False
+        self.pending = False
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second one ends the process at once
+        if self.printing:
+            self.pending = True
+        else:
+            raise Terminated
+
+    def printed(self) -> None:
+        self.printing = False
+        if self.pending:
+            raise Terminated
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -180,12 +196,15 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     client = _consumer(args)
     count = 0
     end = "" if args.render is not None else "\n"
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    on_sigterm = _OnSigterm()
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
         with kafka_errors():
             for record in client:
+                on_sigterm.printing = True
                 print(format_record(record, args), file=out, end=end, flush=True)
                 count += 1
+                on_sigterm.printed()
                 if args.max_messages is not None and count >= args.max_messages:
                     break
     except (KeyboardInterrupt, Terminated):
