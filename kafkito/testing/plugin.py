@@ -67,6 +67,23 @@ def marker_properties(node: pytest.Item) -> dict[str, Any]:
     return props
 
 
+def _check_names(named: dict[str, str]) -> None:
+    """Fail the test on a marker property kafkito does not know, with the nearest known name, as
+    `kafkito serve` warns about one (a misspelt name would otherwise leave Kafka's default in force)."""
+    from kafkito.broker.config import Config, ConfigError
+    from kafkito.broker.preflight import topic_default_properties, unknown_properties
+
+    config = Config()
+    for name, value in named.items():
+        try:
+            config.set(name, str(value))
+        except ConfigError:  # a known name with a bad value: start() says so
+            continue
+    for name, close in unknown_properties(config, topic_default_properties()):
+        hint = f": did you mean {close.replace('.', '_')} ({close})?" if close else ""
+        pytest.fail(f"@pytest.mark.kafkito: unknown broker property {name}{hint}", pytrace=False)
+
+
 @pytest.fixture
 def kafkito(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
@@ -81,7 +98,9 @@ def kafkito(
     marked = marker_properties(request.node)
     nodes = int(marked.pop("nodes", 1))
     as_version = marked.pop("as_version", None)
-    props.update(property_names(marked))
+    named = property_names(marked)
+    _check_names(named)
+    props.update(named)
     handle = start(
         props,
         data_dir=tmp_path_factory.mktemp("kafkito"),
