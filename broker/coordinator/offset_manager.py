@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 import structlog
 
@@ -43,21 +43,31 @@ if TYPE_CHECKING:
     from kafkito.broker.coordinator.classic.heartbeat import Liveness
     from kafkito.broker.coordinator.consumer.group import ConsumerGroup
     from kafkito.broker.coordinator.runtime import Runtime
+    from kafkito.broker.coordinator.streams.group import StreamsGroup
 
 log = structlog.get_logger("kafkito.coordinator")
 
-OffsetGroup: TypeAlias = "ClassicGroup | ConsumerGroup"
-"""Who holds committed offsets: a classic group or a KIP-848 consumer group (any group that is not a
-`ClassicGroup`: the consumer-group modules are imported with the first consumer group, not at start)."""
+OffsetGroup: TypeAlias = "ClassicGroup | ConsumerGroup | StreamsGroup"
+"""Who holds committed offsets: a classic group, a KIP-848 consumer group or a KIP-1071 streams group
+(any group that is not a `ClassicGroup`: their modules are imported with the first such group, not at
+start)."""
 
 _NO_OFFSET_FETCHED = PartitionOffset(NO_OFFSET, "", -1, ErrorCode.NONE)
 _UNSTABLE = PartitionOffset(NO_OFFSET, "", -1, ErrorCode.UNSTABLE_OFFSET_COMMIT)
 
 
-def _group_tombstones(group: ConsumerGroup) -> list[CoordinatorRecord]:
-    from kafkito.broker.coordinator.consumer.groups import group_tombstones  # loaded with the group
+def _group_tombstones(group: ConsumerGroup | StreamsGroup) -> list[CoordinatorRecord]:
+    # Each type's module is loaded with its first group.
+    from kafkito.broker.coordinator.consumer.group import ConsumerGroup
 
-    return group_tombstones(group)
+    if isinstance(group, ConsumerGroup):
+        from kafkito.broker.coordinator.consumer.groups import group_tombstones
+
+        return group_tombstones(group)
+    from kafkito.broker.coordinator.streams.groups import streams_group_tombstones
+
+    # Not in the CoordinatorRecord alias (records.py imports no group type's module).
+    return cast("list[CoordinatorRecord]", streams_group_tombstones(group))
 
 
 def is_dead(group: OffsetGroup) -> bool:

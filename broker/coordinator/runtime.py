@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from kafkito.broker.coordinator.classic.delayed import DelayedHeartbeat, DelayedJoin, DelayedSync
     from kafkito.broker.coordinator.consumer.group import ConsumerGroup
     from kafkito.broker.coordinator.share.group import ShareGroup
+    from kafkito.broker.coordinator.streams.group import StreamsGroup
 
 log = structlog.get_logger("kafkito.coordinator")
 
@@ -45,6 +46,7 @@ class Runtime:
         "replay",
         "share_groups",
         "sink",
+        "streams_groups",
         "timeline",
         "timer",
         "topics",
@@ -69,6 +71,8 @@ class Runtime:
         self.consumer_groups: dict[str, ConsumerGroup] = {}
         # KIP-932 share groups: their ids are in the same namespace.
         self.share_groups: dict[str, ShareGroup] = {}
+        # KIP-1071 streams groups: same namespace; they hold their committed offsets, as consumer groups.
+        self.streams_groups: dict[str, StreamsGroup] = {}
         self.topics: TopicsView = InMemoryTopics()
         self.txn_offsets = TransactionalOffsets()
         self.outbox = Outbox()
@@ -109,14 +113,15 @@ class Runtime:
         group = self.groups.get(group_id)
         return group if group is not None else self.add_group(ClassicGroup(group_id, self.clock.now_ms()))
 
-    def offsets_of(self, group_id: str) -> ClassicGroup | ConsumerGroup | None:
-        """The group holding `group_id`'s committed offsets (a consumer group, else a classic one)."""
-        consumer = self.consumer_groups.get(group_id)
+    def offsets_of(self, group_id: str) -> ClassicGroup | ConsumerGroup | StreamsGroup | None:
+        """The group holding `group_id`'s committed offsets (a consumer or streams group, else a classic
+        one; a streams group has the consumer group's offset interface)."""
+        consumer = self.consumer_groups.get(group_id) or self.streams_groups.get(group_id)
         return consumer if consumer is not None else self.groups.get(group_id)
 
-    def offsets_of_or_create(self, group_id: str) -> ClassicGroup | ConsumerGroup:
+    def offsets_of_or_create(self, group_id: str) -> ClassicGroup | ConsumerGroup | StreamsGroup:
         """As `offsets_of`; an unknown id gets a classic (simple) group, as Kafka does for commits."""
-        consumer = self.consumer_groups.get(group_id)
+        consumer = self.consumer_groups.get(group_id) or self.streams_groups.get(group_id)
         return consumer if consumer is not None else self.get_or_create_group(group_id)
 
     def transition(self, group: ClassicGroup, state: GroupState, reason: str) -> None:

@@ -35,6 +35,13 @@ from kafkito.broker.offsets.share_records import (
     describe_share_record,
     is_share_key,
 )
+from kafkito.broker.offsets.streams_records import RECORD_TYPE_NAMES as STREAMS_RECORD_TYPE_NAMES
+from kafkito.broker.offsets.streams_records import (
+    decode_streams_key,
+    decode_streams_record,
+    describe_streams_record,
+    is_streams_key,
+)
 
 _PARTITION_DIR = re.compile(rf"^{OFFSETS_TOPIC}-(\d+)$")
 _READ = 1 << 20
@@ -95,6 +102,8 @@ def describe(
     `topic_names` (topic id to name) names the topics of consumer-group assignments."""
     if is_share_key(raw_key):
         return _describe_share(raw_key, raw_value, topic_names or {})
+    if is_streams_key(raw_key):
+        return _describe_streams(raw_key, raw_value)
     try:
         key = decode_key(raw_key)
     except RecordFormatError as exc:
@@ -123,6 +132,20 @@ def _describe_share(
     if member is not None:
         key["member_id"] = member
     value = None if raw_value is None else describe_share_record(record, dict(topic_names))
+    return group, {"key": key, "value": value}
+
+
+def _describe_streams(raw_key: bytes, raw_value: bytes | None) -> tuple[str | None, dict[str, Any]]:
+    """A streams-group record (types 17, 19-23): its key fields, and its value's fields (None: tombstone)."""
+    try:
+        record_type, group, member = decode_streams_key(raw_key)
+        record = decode_streams_record(raw_key, raw_value)
+    except RecordFormatError as exc:
+        return None, {"key": {"error": str(exc), "hex": raw_key.hex()}}
+    key: dict[str, Any] = {"type": STREAMS_RECORD_TYPE_NAMES[record_type], "group": group}
+    if member is not None:
+        key["member_id"] = member
+    value = None if raw_value is None else describe_streams_record(record)
     return group, {"key": key, "value": value}
 
 

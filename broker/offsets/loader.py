@@ -6,7 +6,7 @@ import struct
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import structlog
 
@@ -45,6 +45,8 @@ from kafkito.broker.offsets.records import (
 )
 from kafkito.broker.offsets.share_records import REPLAY_ORDER as SHARE_REPLAY_ORDER
 from kafkito.broker.offsets.share_records import decode_share_record, is_share_key
+from kafkito.broker.offsets.streams_records import REPLAY_ORDER as STREAMS_REPLAY_ORDER
+from kafkito.broker.offsets.streams_records import decode_streams_record, is_streams_key
 
 if TYPE_CHECKING:
     from kafkito.broker.log.partition_log import PartitionLog
@@ -246,7 +248,7 @@ def decode_records(
 
 
 def _group_order(records: list[CoordinatorRecord]) -> list[CoordinatorRecord]:
-    """Classic group records first, then consumer-group records in `REPLAY_ORDER` (stable).
+    """Classic group records first, then consumer, share and streams group records (`_replay_rank`, stable).
 
     Kafka 4.0's subscribed topic metadata (type 4) is decoded but not replayed: the group's metadata
     hash supersedes it, and a lingering one must not bring back a group deleted since."""
@@ -254,10 +256,22 @@ def _group_order(records: list[CoordinatorRecord]) -> list[CoordinatorRecord]:
     consumer: list[CoordinatorRecord] = [
         r for r in records if not isinstance(r, (GroupMetadataRecord, ConsumerGroupPartitionMetadataRecord))
     ]
-    consumer.sort(
-        key=lambda r: REPLAY_ORDER.get(type(r), len(REPLAY_ORDER) + SHARE_REPLAY_ORDER.get(type(r), 0))
-    )
+    consumer.sort(key=_replay_rank)
     return classic + consumer
+
+
+_SHARE_FROM = len(REPLAY_ORDER)
+_STREAMS_FROM = _SHARE_FROM + len(SHARE_REPLAY_ORDER)
+
+
+def _replay_rank(record: CoordinatorRecord) -> int:
+    """Consumer-group records in their order, then share-group records, then streams-group records."""
+    t = type(record)
+    if t in REPLAY_ORDER:
+        return REPLAY_ORDER[t]
+    if t in SHARE_REPLAY_ORDER:
+        return _SHARE_FROM + SHARE_REPLAY_ORDER[t]
+    return _STREAMS_FROM + STREAMS_REPLAY_ORDER.get(t, 0)
 
 
 def _ordered(content: PartitionContent, state: DecodedPartition) -> list[CoordinatorRecord]:
@@ -309,6 +323,9 @@ def _decode(raw_key: bytes, raw_value: bytes) -> CoordinatorRecord | None:
         return OffsetCommitRecord(group_id, TopicPartition(topic, partition), offset)
     if is_share_key(raw_key):
         return decode_share_record(raw_key, raw_value)
+    if is_streams_key(raw_key):
+        # Not in the CoordinatorRecord alias (records.py imports no group type's module).
+        return cast("CoordinatorRecord", decode_streams_record(raw_key, raw_value))
     key = decode_key(raw_key)
     if isinstance(key, ConsumerGroupKey):
         return decode_consumer_record(key, raw_value)

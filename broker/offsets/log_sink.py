@@ -105,13 +105,18 @@ def encode_record(record: CoordinatorRecord, now_ms: int) -> tuple[bytes, bytes 
         raise RecordFormatError("a transaction marker is a control batch, written by append_marker")
     if isinstance(record, GroupTombstone):
         return encode_group_key(record.group_id), None
-    # A consumer or share group's record: their formats are imported by the first one written.
+    # A consumer, share or streams group's record: their formats are imported by the first one written.
     from kafkito.broker.coordinator.share.records import is_share_group_record
+    from kafkito.broker.coordinator.streams.records import is_streams_group_record
     from kafkito.broker.offsets.consumer_log import encode_consumer_record
     from kafkito.broker.offsets.share_records import encode_share_record
 
     if is_share_group_record(record):
         return encode_share_record(record)  # type: ignore[arg-type]
+    if is_streams_group_record(record):
+        from kafkito.broker.offsets.streams_records import encode_streams_record
+
+        return encode_streams_record(record, now_ms)  # type: ignore[arg-type]
     return encode_consumer_record(record)  # type: ignore[arg-type]
 
 

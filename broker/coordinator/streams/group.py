@@ -230,6 +230,13 @@ class StreamsGroup:
             return ErrorCode.STALE_MEMBER_EPOCH
         return None
 
+    def is_subscribed_to_topic(self, topic: str) -> bool:
+        """Kafka's StreamsGroup.isSubscribedToTopic: a source or repartition source topic of the
+        topology as last checked against the topics (none while it is not ready)."""
+        if self.topology is None or self.configured is None or not self.configured.is_ready:
+            return False
+        return any(topic in s.input_topics() for s in self.topology.subtopologies)
+
     def has_pending_offset_commit(self, tp: TopicPartition) -> bool:
         return tp in self.pending_offset_commits
 

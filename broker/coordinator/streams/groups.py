@@ -47,7 +47,7 @@ class StreamsGroups:
         self.rt = rt
         self.configs = StreamsGroupConfigs(config or StreamsConfig())
         # Streams group ids are in the one namespace of group ids (checked against the other types).
-        self.groups: dict[str, StreamsGroup] = {}
+        self.groups: dict[str, StreamsGroup] = rt.streams_groups
         self.timers = MemberTimers(rt.timer, rt.outbox, self._session_expired, self._rebalance_expired)
 
     # -- the topics ------------------------------------------------------------------------------
@@ -240,9 +240,23 @@ class StreamsGroups:
         """DeleteGroups of a streams group: only an empty one (NON_EMPTY_GROUP otherwise)."""
         if group.state is not StreamsGroupState.EMPTY:
             return ErrorCode.NON_EMPTY_GROUP
-        gid = group.group_id
-        return [
-            StreamsGroupTargetAssignmentMetadataTombstone(gid),
-            StreamsGroupTopologyTombstone(gid),
-            StreamsGroupMetadataTombstone(gid),
+        return streams_group_tombstones(group)
+
+
+def streams_group_tombstones(group: StreamsGroup) -> list[StreamsGroupRecord]:
+    """Kafka's createGroupTombstoneRecords: each member's tombstones, then the group's (the metadata
+    tombstone last: replaying it removes the group)."""
+    gid = group.group_id
+    records: list[StreamsGroupRecord] = []
+    for member_id in sorted(group.members):
+        records += [
+            StreamsGroupCurrentAssignmentTombstone(gid, member_id),
+            StreamsGroupTargetAssignmentMemberTombstone(gid, member_id),
+            StreamsGroupMemberTombstone(gid, member_id),
         ]
+    records += [
+        StreamsGroupTargetAssignmentMetadataTombstone(gid),
+        StreamsGroupTopologyTombstone(gid),
+        StreamsGroupMetadataTombstone(gid),
+    ]
+    return records
