@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
+from typing import TextIO
 
 import structlog
 from structlog.typing import EventDict, WrappedLogger
@@ -29,15 +31,32 @@ def api_names(logger: WrappedLogger, method: str, event: EventDict) -> EventDict
     return event
 
 
+def colors_wanted(stream: TextIO) -> bool:
+    """ANSI colours only on a terminal (not a pipe, a file or pytest's capture) and without NO_COLOR."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # a closed stream
+        return False
+
+
 def configure_logging(level: str = "info", fmt: str = "auto") -> None:
-    """Configure structlog once for the process. `fmt` is `console`, `json` or `auto` (console on a TTY)."""
+    """Configure structlog once for the process. `fmt` is `console`, `json` or `auto` (console on a TTY).
+
+    The console renderer colours its lines only when stderr is a terminal: piped to a file, a CI log or
+    pytest's capture, the lines are plain text.
+    """
     global debug_enabled
     debug_enabled = _LEVELS[level.lower()] <= logging.DEBUG
     LEVELS.set_root(_LEVELS[level.lower()])
     if fmt == "auto":
         fmt = "console" if sys.stderr.isatty() else "json"
     renderer: structlog.typing.Processor = (
-        structlog.dev.ConsoleRenderer() if fmt == "console" else structlog.processors.JSONRenderer()
+        structlog.dev.ConsoleRenderer(colors=colors_wanted(sys.stderr))
+        if fmt == "console"
+        else structlog.processors.JSONRenderer()
     )
     structlog.configure(
         processors=[
