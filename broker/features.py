@@ -1,30 +1,28 @@
-"""The cluster's feature levels (KIP-584), as a freshly formatted Kafka 4.1 cluster reports them.
+"""The cluster's feature levels (KIP-584), as a freshly formatted Kafka 4.4 cluster reports them.
 
 ApiVersions v3+ carries them in tagged fields: the levels this broker supports (SupportedFeatures),
 the levels the cluster runs at (FinalizedFeatures, each with min = max = the level) and the epoch of
-that information (FinalizedFeaturesEpoch). A 4.1 cluster formatted with the defaults finalizes:
+that information (FinalizedFeaturesEpoch). The levels are Kafka 4.4's row of
+`protocol/kafka_releases.py` (kafka-server-common 4.4's `Feature`: `minimumProduction` ..
+`latestProduction`, finalized at their defaults for the latest production `metadata.version`):
 
-- `metadata.version` 27 (4.1-IV1), the latest production level: supported from 7 (3.3-IV3, the
-  lowest KRaft level 4.x accepts) to 27. kafkito's APIs are those of 4.1.
+- `metadata.version` 33 (4.4-IV0), supported from 7 (3.3-IV3, the lowest KRaft level 4.x accepts).
 - `transaction.version` 2 (KIP-890 part 2: the epoch bumps at every transaction end, Produce v12 and
   TxnOffsetCommit v5 add their partition implicitly); supported 0..2.
 - `group.version` 1 (KIP-848 consumer groups); supported 0..1.
-- `kraft.version` 1, as `kafka-storage format --standalone` (the 4.x quick start) leaves it; Kafka
-  lists it only when above 0. Supported 0..1.
-- `share.version` 1 (KIP-932 share groups on), as a Kafka 4.2 cluster, where share groups are
-  production-ready and on by default (4.1 formats it at 0: `kafka-features upgrade --feature
-  share.version=1` turns them on); supported 0..1. At 0 the share-group APIs answer
-  UNSUPPORTED_VERSION, as Kafka's.
+- `share.version` 2 (KIP-932 share groups, on by default since 4.2; level 2 comes with 4.4-IV0);
+  supported 0..2. At 0 the share-group APIs answer UNSUPPORTED_VERSION, as Kafka's.
+- `streams.version` 1 (KIP-1071 streams groups) and `eligible.leader.replicas.version` 1 (KIP-966);
+  supported 0..1 each.
+- `kraft.version` 1, as `kafka-storage format --standalone` (the 4.x quick start) leaves it (a cluster
+  formatted for static `controller.quorum.voters` runs it at 0 and does not list it). Supported 0..1.
 
-Kafka also supports `eligible.leader.replicas.version` and `streams.version`; they are not reported
-here: kafkito has one broker (no ISR to elect from) and serves no streams group APIs. As in Kafka,
-a feature whose finalized level is 0 is not listed, and ApiVersions below v4 leaves out supported
-features whose minimum is 0 (KAFKA-17011: old clients rejected a 0 minimum).
+As in Kafka, a feature whose finalized level is 0 is not listed, and ApiVersions below v4 leaves out
+supported features whose minimum is 0 (KAFKA-17011: old clients rejected a 0 minimum).
 
 Kafka has no broker property for these levels: they are set by `kafka-storage format --feature` and
 changed with UpdateFeatures. Here a fresh broker starts at the levels above; UpdateFeatures changes
-`transaction.version`, `group.version` and `share.version` (and re-finalizes `metadata.version` and
-`kraft.version` at the levels they run at) with Kafka's validation, and `FeatureLevels`
+them with Kafka's validation (`metadata.version` and `kraft.version` only upwards), and `FeatureLevels`
 (`broker/feature_updates.py`) keeps the result in the data dir's dynamic state, so a restart keeps it
 and ApiVersions reports it with a new epoch. The module-level functions give a fresh cluster's
 levels, for callers without a broker.
@@ -40,6 +38,9 @@ KRAFT_VERSION = "kraft.version"
 TRANSACTION_VERSION = "transaction.version"
 GROUP_VERSION = "group.version"
 SHARE_VERSION = "share.version"
+STREAMS_VERSION = "streams.version"
+ELR_VERSION = "eligible.leader.replicas.version"
+LATEST_RELEASE = "4.4"  # the release whose fresh cluster these levels are
 
 # ApiVersions answers below this version leave out supported features with a minimum of 0.
 ZERO_MIN_SINCE_API_VERSION = 4
@@ -57,12 +58,16 @@ class Feature(NamedTuple):
     finalized: int
 
 
+# Kafka 4.4's row of protocol/kafka_releases.py (tests/broker/test_features.py holds them equal; that
+# module is not imported here, as every start imports this one).
 FEATURES: tuple[Feature, ...] = (
-    Feature(METADATA_VERSION, 7, 27, 27),
+    Feature(METADATA_VERSION, 7, 33, 33),
     Feature(KRAFT_VERSION, 0, 1, 1),
     Feature(TRANSACTION_VERSION, 0, 2, 2),
     Feature(GROUP_VERSION, 0, 1, 1),
-    Feature(SHARE_VERSION, 0, 1, 1),
+    Feature(ELR_VERSION, 0, 1, 1),
+    Feature(SHARE_VERSION, 0, 2, 2),
+    Feature(STREAMS_VERSION, 0, 1, 1),
 )
 _BY_NAME = {f.name: f for f in FEATURES}
 

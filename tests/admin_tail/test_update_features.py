@@ -70,7 +70,7 @@ def test_kafka_refusals(broker: ThreadBroker) -> None:
         prefix + "Invalid update version 3 for feature transaction.version. Local controller 1 only supports "
         "versions 0-2",
     )
-    code, message, _ = _update(broker.bootstrap, 2, feature="streams.version", level=1)
+    code, message, _ = _update(broker.bootstrap, 2, feature="no.such.version", level=1)
     assert code == 95 and message is not None and message.endswith("does not support this feature.")
     code, message, _ = _update(broker.bootstrap, 2, feature="metadata.version", level=20, upgrade_type=2)
     assert code == 95 and message is not None and "might delete metadata information" in message

@@ -221,7 +221,7 @@ def test_share_version_zero_turns_share_groups_off(broker: ThreadBroker) -> None
     with WireClient(broker.bootstrap) as client:
         r = client.request(18, 4, client_software_name="t", client_software_version="1")
         finalized = {f.name: f.max_version_level for f in r.finalized_features}
-        assert finalized["share.version"] == 1
+        assert finalized["share.version"] == 2
         assert beat(client, "off", str(uuid.uuid4()), 0, ["share-off"]).error_code == 0
         assert update(0, 2) == 0
         off = beat(client, "off", str(uuid.uuid4()), 0, ["share-off"])

@@ -57,26 +57,30 @@ def features(bootstrap: str, version: int) -> tuple[Levels, Levels, int]:
     return supported, finalized, r.finalized_features_epoch
 
 
-def test_api_versions_report_the_feature_levels_of_a_kafka_4_1_cluster(broker: ThreadBroker) -> None:
+def test_api_versions_report_the_feature_levels_of_a_kafka_4_4_cluster(broker: ThreadBroker) -> None:
     finalized = {
-        "metadata.version": (27, 27),
+        "metadata.version": (33, 33),
         "kraft.version": (1, 1),
         "transaction.version": (2, 2),
         "group.version": (1, 1),
-        "share.version": (1, 1),
+        "eligible.leader.replicas.version": (1, 1),
+        "share.version": (2, 2),
+        "streams.version": (1, 1),
     }
     supported, got_finalized, epoch = features(broker.bootstrap, 4)
     assert supported == {
-        "metadata.version": (7, 27),
+        "metadata.version": (7, 33),
         "kraft.version": (0, 1),
         "transaction.version": (0, 2),
         "group.version": (0, 1),
-        "share.version": (0, 1),
+        "eligible.leader.replicas.version": (0, 1),
+        "share.version": (0, 2),
+        "streams.version": (0, 1),
     }
     assert (got_finalized, epoch) == (finalized, 0)
     # v3 leaves out supported features whose minimum is 0 (KAFKA-17011), as Kafka does.
     supported, got_finalized, _ = features(broker.bootstrap, 3)
-    assert (supported, got_finalized) == ({"metadata.version": (7, 27)}, finalized)
+    assert (supported, got_finalized) == ({"metadata.version": (7, 33)}, finalized)
 
     # A refused request (bad client software name) carries no features, as in Kafka. (Read raw:
     # kafka-python decodes an ApiVersions error response as v0.)
@@ -94,7 +98,7 @@ def test_api_versions_report_the_feature_levels_of_a_kafka_4_1_cluster(broker: T
     finally:
         admin.close()
     assert described["transaction.version"]["finalized"] == (2, 2)
-    assert described["metadata.version"]["supported"] == (7, 27)
+    assert described["metadata.version"]["supported"] == (7, 33)
 
 
 def test_every_transaction_end_bumps_the_epoch_and_partitions_join_by_produce_v12(
