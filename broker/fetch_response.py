@@ -1,4 +1,4 @@
-"""Fetch response bodies (v4-v17) encoded by hand, with the record bytes left where they are.
+"""Fetch response bodies (v4-v18) encoded by hand, with the record bytes left where they are.
 
 The generic codec builds an object tree and copies each partition's records several times; Fetch
 carries nearly all the bytes a broker sends, so it gets this struct encoder. It writes what the

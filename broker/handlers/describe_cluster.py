@@ -1,7 +1,8 @@
 """DescribeCluster (60): the live nodes (this one alone, unless it runs a cluster), the cluster id and
 the controller.
 
-v1 endpoint type; v2 fenced brokers.
+v1 endpoint type; v2 include_fenced_brokers and each broker's is_fenced (KIP-1073): a live kafkito node
+is never fenced, so both answers are the same.
 
 A request for another endpoint type than a broker's (controllers, or an unknown type) is answered as
 Kafka's broker answers it: the error with its message and every other field at the schema's default
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from kafkito.broker.services import Cluster
 
 API_KEY = 60
-VERSIONS = (0, 1)
+VERSIONS = (0, 2)
 
 _BROKERS_ENDPOINT = 1
 _CONTROLLERS_ENDPOINT = 2
@@ -69,7 +70,7 @@ def handle(ctx: RequestContext, request: DescribeClusterRequest) -> Any:
 
 def _broker(cluster: Cluster, node_id: int, listener: str | None) -> dict[str, Any]:
     host, port = cluster.endpoint(node_id, listener)
-    return dict(broker_id=node_id, host=host, port=port, rack=None)
+    return dict(broker_id=node_id, host=host, port=port, rack=None, is_fenced=False)
 
 
 def _endpoint_error(endpoint_type: int) -> tuple[ErrorCode, str]:

@@ -6,7 +6,9 @@ not hosted are left out) with its size on disk, its offset lag (log end offset m
 and is_future false (no AlterReplicaLogDirs move is ever in flight). An offline dir is answered with
 KAFKA_STORAGE_ERROR and no topics.
 
-v1 no change; v2 flexible; v3 top-level error code; v4 total and usable bytes of the volume.
+v1 no change; v2 flexible; v3 top-level error code; v4 total and usable bytes of the volume; v5 whether
+the dir is cordoned (KIP-1066: no new partitions placed on it), never here, as in Kafka without
+`cordoned.log.dirs`.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from kafkito.broker.log.errors import LogError
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 35
-VERSIONS = (0, 4)
+VERSIONS = (0, 5)
 
 
 class DescribableLogDirTopic(Protocol):
@@ -66,7 +68,12 @@ def handle(ctx: RequestContext, request: DescribeLogDirsRequest) -> Any:
     health = ctx.topics.log_dir()
     path = os.path.abspath(health.path)
     result: dict[str, Any] = dict(
-        error_code=ErrorCode.NONE, log_dir=path, topics=[], total_bytes=-1, usable_bytes=-1
+        error_code=ErrorCode.NONE,
+        log_dir=path,
+        topics=[],
+        total_bytes=-1,
+        usable_bytes=-1,
+        is_cordoned=False,
     )
     if health.offline:
         result["error_code"] = ErrorCode.KAFKA_STORAGE_ERROR

@@ -4,7 +4,8 @@ v0-v3 read message formats v0/v1: `fetch_legacy.py` answers them (chosen once pe
 v4 isolation level + last stable offset (read_committed reads up to it and gets the aborted
 transactions overlapping what it reads); v5 log start offset; v7 sessions (KIP-227: we answer every
 fetch as a full, sessionless one: session id 0); v9 current leader epoch; v11 rack id;
-v12 flexible; v13 topic ids; v15 replica state; v16 node endpoints.
+v12 flexible; v13 topic ids; v15 replica state; v16 node endpoints; v17 a follower's directory id;
+v18 a follower's high watermark (KIP-1166, tagged): both only for followers, the answer is v16's.
 The response is struct-encoded (broker/fetch_response.py): it carries nearly every byte we send. A
 partition's records of `REGION_AT` bytes or more stay in their segment file and go out with sendfile
 (broker/spliced.py); smaller reads are cheaper to copy than to splice.
@@ -31,7 +32,7 @@ from kafkito.broker.spliced import Spliced
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 1
-VERSIONS = (0, 17)
+VERSIONS = (0, 18)
 FIRST_V2_FORMAT = 4  # below it, the records are down-converted (fetch_legacy.py)
 
 _UNBOUNDED = 0x7FFFFFFF

@@ -4,7 +4,9 @@ v0 up to max_num_offsets offsets per partition, chosen by segment (`broker/log/l
 v1 one offset + timestamp; v2 isolation level (read_committed: LATEST is the last stable offset,
 and a timestamp lookup finds only offsets below it); v4 leader epoch; v6 flexible; v7 max timestamp (KIP-734);
 v8 earliest local (-4) (the same as earliest here); v9 latest tiered (-5): offset -1, as Kafka answers
-for a log without remote storage; v10 timeout_ms (answers here never wait).
+for a log without remote storage; v10 timeout_ms (answers here never wait); v11 earliest pending
+upload (-6, KIP-1023): offset -1, as Kafka answers for a log without remote storage (below v11, -6 is
+UNSUPPORTED_VERSION, as any unknown negative time).
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ from kafkito.broker.log.legacy_offsets import offsets_before
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 2
-VERSIONS = (0, 10)
+VERSIONS = (0, 11)
 
 LATEST = -1
 EARLIEST = -2
 MAX_TIMESTAMP = -3
 EARLIEST_LOCAL = -4
 LATEST_TIERED = -5
+EARLIEST_PENDING_UPLOAD = -6
 
 
 class ListOffsetsPartition(Protocol):
@@ -66,8 +69,10 @@ def _lookup(
         out["offset"] = fetchable
     elif timestamp in (EARLIEST, EARLIEST_LOCAL):
         out["offset"] = plog.log_start_offset
-    elif timestamp == LATEST_TIERED and ctx.version >= 9:
-        pass  # nothing is tiered: no offset, no epoch
+    elif (timestamp == LATEST_TIERED and ctx.version >= 9) or (
+        timestamp == EARLIEST_PENDING_UPLOAD and ctx.version >= 11
+    ):
+        pass  # nothing is tiered, nothing waits for upload: no offset, no epoch
     elif timestamp == MAX_TIMESTAMP and ctx.version >= 7:
         found = plog.max_timestamp_offset()
         if found is not None:

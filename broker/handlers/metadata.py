@@ -2,7 +2,9 @@
 
 v1 adds rack, controller id, is_internal and null = all topics; v2 cluster id; v3 throttle time;
 v4 allow_auto_topic_creation; v5 offline replicas; v7 leader epoch; v8 authorized operations;
-v9 flexible; v10 topic ids; v11 drops cluster authorized operations; v12 null topic names (by id).
+v9 flexible; v10 topic ids; v11 drops cluster authorized operations; v12 null topic names (by id);
+v13 a top-level error code (KIP-1102: REBOOTSTRAP_REQUIRED, which a broker that knows its cluster
+never has to send: always NONE here, as from Kafka's broker).
 
 As Kafka 4 (KRaft): all topics (null) lists the internal ones too (`__consumer_offsets`,
 `__transaction_state`, `__share_group_state`, once they exist) with is_internal set; a topic
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
     from kafkito.broker.services import Cluster, Topics
 
 API_KEY = 3
-VERSIONS = (0, 12)
+VERSIONS = (0, 13)
 
 OFFSETS_TOPIC = "__consumer_offsets"
 INTERNAL_TOPICS = frozenset({OFFSETS_TOPIC, "__transaction_state", "__share_group_state"})
@@ -174,6 +176,7 @@ def handle(ctx: RequestContext, request: MetadataRequest) -> Any:
         controller_id=cluster.controller_id,
         topics=entries,
         authorized_operations=set(CLUSTER_OPERATIONS) if cluster_ops else None,
+        error_code=ErrorCode.NONE,
     )
 
 
@@ -188,7 +191,10 @@ def _all_operations(ctx: RequestContext, request: MetadataRequest) -> tuple[bool
 
 def _answer(topics: Topics, t: MetadataTopic, allow_auto: bool) -> _Answer:
     name = t.name
-    if name is None:
+    # A topic named by id (v10+) is looked up by id whatever its name: Kafka's Java client sends the
+    # schema's default name, "", with the id (MetadataRequestTopic), not null.
+    asked_id: uuid.UUID | None = getattr(t, "topic_id", None)  # absent before v10
+    if name is None or (asked_id is not None and asked_id.int != 0):
         by_id = topics.get_by_id(t.topic_id)
         return _Failed(None, ErrorCode.UNKNOWN_TOPIC_ID, t.topic_id) if by_id is None else by_id
     info = _named(topics, name)

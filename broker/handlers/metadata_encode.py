@@ -1,4 +1,4 @@
-"""Metadata responses (v0-v12) encoded by hand, with each topic's partition list encoded once.
+"""Metadata responses (v0-v13) encoded by hand, with each topic's partition list encoded once.
 
 A one-node broker answers every partition of a topic alike (its node leads it, is its only replica
 and its ISR), so a topic's partition list depends only on the partition count, the node and the
@@ -95,6 +95,20 @@ def empty_partitions(version: int) -> bytes:
     return _array_length(0, version >= _FLEXIBLE)
 
 
+def _topic(version: int, flexible: bool, t: TopicEntry) -> bytes:
+    out = [_I16.pack(t.error_code), _string(t.name, flexible)]
+    if version >= 10:
+        out.append(t.topic_id.bytes if t.topic_id is not None else _ZERO_UUID)
+    if version >= 1:
+        out.append(b"\1" if t.is_internal else b"\0")
+    out.append(t.partitions)
+    if version >= 8:
+        out.append(_I32.pack(t.authorized_operations))
+    if flexible:
+        out.append(b"\0")
+    return b"".join(out)
+
+
 def encode_metadata(
     version: int,
     brokers: Sequence[Broker],
@@ -119,17 +133,10 @@ def encode_metadata(
     if version >= 1:
         out.append(_I32.pack(controller_id))
     out.append(_array_length(len(topics), flexible))
-    for t in topics:
-        out.append(_I16.pack(t.error_code) + _string(t.name, flexible))
-        if version >= 10:
-            out.append(t.topic_id.bytes if t.topic_id is not None else _ZERO_UUID)
-        if version >= 1:
-            out.append(b"\1" if t.is_internal else b"\0")
-        out.append(t.partitions)
-        if version >= 8:
-            out.append(_I32.pack(t.authorized_operations))
-        out.append(tags)
+    out += (_topic(version, flexible, t) for t in topics)
     if 8 <= version <= 10:
         out.append(_I32.pack(cluster_operations))
+    if version >= 13:
+        out.append(_I16.pack(0))  # error_code: NONE (KIP-1102's REBOOTSTRAP_REQUIRED is never needed)
     out.append(tags)
     return b"".join(out)

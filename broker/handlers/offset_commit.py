@@ -4,13 +4,16 @@ v0 stored offsets in ZooKeeper: Kafka 3.9 without ZooKeeper answers it UNSUPPORT
 v1 generation and member id, a commit timestamp per partition (-1: the broker's time);
 v2 retention_time_ms (an explicit expiry, v2-v4 only); v3 throttle time; v4 no change; v5 drops
 retention_time_ms; v6 committed_leader_epoch; v7 group_instance_id (KIP-345); v8 flexible;
-v9 new-protocol member epochs (no change for classic groups).
+v9 new-protocol member epochs (no change for classic groups); v10 topic ids instead of names
+(KIP-848 follow-up): an id no topic has is UNKNOWN_TOPIC_ID for each of its partitions, as Kafka
+answers, and the answer names topics by id.
 """
 
 from __future__ import annotations
 
 import asyncio
 import struct
+import uuid
 from collections.abc import Awaitable, Iterator, Sequence
 from typing import Protocol
 
@@ -21,7 +24,8 @@ from kafkito.protocol.errors import ErrorCode
 from kafkito.protocol.primitives import compact_string, uvarint
 
 API_KEY = 8
-VERSIONS = (0, 9)
+VERSIONS = (0, 10)
+TOPIC_IDS_SINCE = 10
 
 DEFAULT_RETENTION_TIME = -1
 CHUNK = 5_000  # partitions handled between yields to the loop, for requests larger than that
@@ -41,7 +45,8 @@ class OffsetCommitPartition(Protocol):
 
 
 class OffsetCommitTopic(Protocol):
-    name: str
+    name: str  # up to v9
+    topic_id: uuid.UUID  # v10+
     partitions: Sequence[OffsetCommitPartition]
 
 
@@ -81,7 +86,8 @@ class _Commit:
         self.now = ctx.groups.clock.now_ms()
         retention = request.retention_time_ms if 2 <= self.version <= 4 else DEFAULT_RETENTION_TIME
         self.expire = None if retention == DEFAULT_RETENTION_TIME else self.now + retention
-        self.order: list[tuple[str, list[int]]] = []
+        # (the topic's name, or its `_unknown_id` key; the id of a v10 topic; its partitions)
+        self.order: list[tuple[str, uuid.UUID | None, list[int]]] = []
         self.rejected: dict[TopicPartition, ErrorCode] = {}
         self.offsets: dict[TopicPartition, OffsetAndMetadata] = {}
 
@@ -93,14 +99,21 @@ class _Commit:
         topics = self.ctx.topics
         count = 0
         unreadable = self._unreadable() if self.ctx.authorizer is not None else ()
+        by_id = version >= TOPIC_IDS_SINCE
         for topic in self.request.topics:
-            name = topic.name
-            info = topics.get(name)
+            if by_id:
+                info = topics.get_by_id(topic.topic_id)
+                name = info.name if info is not None else _unknown_id(topic.topic_id)
+            else:
+                name = topic.name
+                info = topics.get(name)
             indexes: list[int] = []
             for p in topic.partitions:
                 tp = TopicPartition(name, p.partition_index)
                 indexes.append(p.partition_index)
-                if name in unreadable:
+                if by_id and info is None:
+                    rejected[tp] = ErrorCode.UNKNOWN_TOPIC_ID
+                elif name in unreadable:
                     rejected[tp] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
                 elif info is None or not 0 <= p.partition_index < info.partitions:
                     rejected[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
@@ -115,14 +128,18 @@ class _Commit:
                 count += 1
                 if count % CHUNK == 0:
                     yield
-            self.order.append((name, indexes))
+            self.order.append((name, topic.topic_id if by_id else None, indexes))
 
     def _unreadable(self) -> set[str]:
         """The topics the principal may not READ (the group's READ is checked before the handler)."""
         from kafkito.broker.security.acls import AclOperation, ResourceType
         from kafkito.broker.security.authorizer import denied
 
-        names = {t.name for t in self.request.topics}
+        if self.version >= TOPIC_IDS_SINCE:
+            infos = (self.ctx.topics.get_by_id(t.topic_id) for t in self.request.topics)
+            names = {info.name for info in infos if info is not None}
+        else:
+            names = {t.name for t in self.request.topics}
         return denied(self.ctx, AclOperation.READ, ResourceType.TOPIC, names)
 
     def refuse_v0(self) -> bytes:
@@ -176,15 +193,20 @@ class _Commit:
         return b"".join(pieces)
 
     def _encode(self, errors: dict[TopicPartition, ErrorCode], out: list[bytes]) -> Iterator[None]:
-        """The response body (throttle time v3+, topics; flexible from v8) into `out`; pauses every CHUNK."""
+        """The response body (throttle time v3+, topics, by id from v10; flexible from v8) into `out`;
+        pauses every CHUNK."""
         merged = {**errors, **self.rejected}
         flexible = self.version >= 8
         if self.version >= 3:
             out.append(_INT32.pack(0))
         out.append(uvarint(len(self.order) + 1) if flexible else _INT32.pack(len(self.order)))
         count = 0
-        for name, indexes in self.order:
-            out.append(compact_string(name) if flexible else _string(name))
+        by_id = self.version >= TOPIC_IDS_SINCE
+        for name, topic_id, indexes in self.order:
+            if by_id:
+                out.append((topic_id or _ZERO_UUID).bytes)
+            else:
+                out.append(compact_string(name) if flexible else _string(name))
             out.append(uvarint(len(indexes) + 1) if flexible else _INT32.pack(len(indexes)))
             for i in indexes:
                 error = merged[TopicPartition(name, i)]
@@ -196,6 +218,14 @@ class _Commit:
                 out.append(b"\x00")  # the topic's tagged fields
         if flexible:
             out.append(b"\x00")  # the response's tagged fields
+
+
+_ZERO_UUID = uuid.UUID(int=0)
+
+
+def _unknown_id(topic_id: uuid.UUID | None) -> str:
+    """The key a v10 topic of an unknown id is kept under: no topic name has a space or a colon."""
+    return f"unknown id: {topic_id}"
 
 
 def _string(text: str) -> bytes:

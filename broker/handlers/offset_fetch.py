@@ -5,11 +5,15 @@ v1 first non-ZooKeeper version; v2 null topics = all committed partitions, top-l
 v3 throttle time; v4 no change; v5 committed_leader_epoch; v6 flexible; v7 require_stable
 (UNSTABLE_OFFSET_COMMIT while a commit is being written, or while a transaction holds pending
 offsets for the partition); v8 several groups, each answered on its own; v9 member id and epoch
-(new protocol; ignored for classic groups).
+(new protocol; ignored for classic groups); v10 topic ids instead of names (KIP-848 follow-up): a
+topic id no topic has is answered UNKNOWN_TOPIC_ID for each of its partitions, and the committed
+offsets of every partition (null topics) are listed under their topics' ids, those of topics that no
+longer exist left out.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -18,11 +22,13 @@ from kafkito.broker.coordinator import PartitionOffset, TopicPartition
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 9
-VERSIONS = (0, 9)
+VERSIONS = (0, 10)
+TOPIC_IDS_SINCE = 10
 
 
 class OffsetFetchTopic(Protocol):
-    name: str
+    name: str  # up to v9
+    topic_id: uuid.UUID  # v10+
     partition_indexes: Sequence[int]
 
 
@@ -57,20 +63,21 @@ def _by_topic(
     return topics
 
 
+def _partition_entry(index: int, o: PartitionOffset) -> dict[str, Any]:
+    return dict(
+        partition_index=index,
+        committed_offset=o.offset,
+        committed_leader_epoch=o.leader_epoch,
+        metadata=o.metadata,
+        error_code=o.error,
+    )
+
+
 def _topic_entries(topics: dict[str, list[tuple[int, PartitionOffset]]]) -> list[dict[str, Any]]:
     return [
         dict(
             name=name,
-            partitions=[
-                dict(
-                    partition_index=index,
-                    committed_offset=o.offset,
-                    committed_leader_epoch=o.leader_epoch,
-                    metadata=o.metadata,
-                    error_code=o.error,
-                )
-                for index, o in partitions
-            ],
+            partitions=[_partition_entry(index, o) for index, o in partitions],
         )
         for name, partitions in topics.items()
     ]
@@ -96,6 +103,10 @@ def _fetch(
 def handle(ctx: RequestContext, request: OffsetFetchRequestBody) -> Any:
     version = ctx.version
     require_stable = bool(request.require_stable) if version >= 7 else False
+    if version >= TOPIC_IDS_SINCE:
+        return ctx.response(
+            throttle_time_ms=0, groups=[_group_by_ids(ctx, g, require_stable) for g in request.groups]
+        )
     if version >= 8:
         groups = []
         for g in request.groups:
@@ -109,3 +120,34 @@ def handle(ctx: RequestContext, request: OffsetFetchRequestBody) -> Any:
         return ctx.response(topics=_topic_entries(_by_topic(dict.fromkeys(wanted, failed), wanted)))
     error, topics = _fetch(ctx, request.group_id, _wanted(request.topics), require_stable)
     return ctx.response(throttle_time_ms=0, topics=_topic_entries(topics), error_code=error)
+
+
+def _group_by_ids(ctx: RequestContext, g: OffsetFetchGroup, require_stable: bool) -> dict[str, Any]:
+    """v10: one group's answer, its topics named by id."""
+    topics = ctx.topics
+    unknown: list[OffsetFetchTopic] = []
+    wanted: list[TopicPartition] | None = None
+    if g.topics is not None:
+        wanted = []
+        for t in g.topics:
+            info = topics.get_by_id(t.topic_id)
+            if info is None:
+                unknown.append(t)
+            else:
+                wanted += (TopicPartition(info.name, i) for i in t.partition_indexes)
+    member = (g.member_id, g.member_epoch)
+    error, found = _fetch(ctx, g.group_id, wanted, require_stable, member)
+    entries = []
+    for entry in _topic_entries(found):
+        info = topics.get(entry.pop("name"))
+        if info is not None:
+            entries.append(dict(entry, topic_id=info.topic_id))
+    missing = PartitionOffset(-1, "", -1, ErrorCode.UNKNOWN_TOPIC_ID)
+    for t in unknown if error is ErrorCode.NONE else ():
+        entries.append(
+            dict(
+                topic_id=t.topic_id,
+                partitions=[_partition_entry(i, missing) for i in t.partition_indexes],
+            )
+        )
+    return dict(group_id=g.group_id, topics=entries, error_code=error)

@@ -6,7 +6,8 @@ v3 transactional id + magic v2 only; v5 log start offset; v7 ZStandard (UNSUPPOR
 before); v8 record errors (KIP-467: a batch refused for some records names them, and only such a
 refusal carries an error message, as in Kafka);
 v9 flexible; v10 current leader (tagged); v11 TRANSACTION_ABORTABLE; v12 same body, from a
-transactions V2 client (KIP-890 part 2); v13 (topic ids) is not served.
+transactions V2 client (KIP-890 part 2); v13 topic ids instead of names (KIP-516): a topic id no topic
+has is UNKNOWN_TOPIC_ID for each of its partitions, as Kafka answers, and the answer names topics by id.
 acks 0/1/-1 all mean "written to the log file" on a single broker; acks=0 gets no response.
 Up to v11 a transactional batch is appended only if its partition is in the producer's open
 transaction (the coordinator's verification, KIP-890 part 1), else Kafka's error for the version.
@@ -16,6 +17,7 @@ without a network hop): the request waits for that write, then appends.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -40,12 +42,14 @@ from kafkito.broker.transactions.requests import AddPartitionsRequest
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 0
-VERSIONS = (0, 12)
+VERSIONS = (0, 13)
 FIRST_V2_ONLY = 3  # from v3 the records are v2 batches
 
 ZSTD_SINCE = 7  # older requests may not carry zstd batches
 ZSTD = 4
 IMPLICIT_ADD_SINCE = 12  # transactions V2: the produce request adds its partitions to the transaction
+TOPIC_IDS_SINCE = 13  # topics named by id (KIP-516)
+_UNRESOLVED = ""  # the name of a v13 topic whose id no topic has (v13 carries no name on the wire)
 # A partition's fate decided before the append: an error to answer, or ADDED (in the transaction).
 ADDED = ErrorCode.NONE
 Decided = dict[tuple[str, int], ErrorCode]
@@ -57,7 +61,8 @@ class PartitionData(Protocol):
 
 
 class TopicData(Protocol):
-    name: str
+    name: str  # up to v12; from v13 the name its topic_id resolves to (`_resolve_ids`)
+    topic_id: uuid.UUID  # v13+
     partition_data: Sequence[PartitionData]
 
 
@@ -225,13 +230,27 @@ def _fail_all(ctx: RequestContext, request: ProduceRequest, error: ErrorCode) ->
     if request.acks == 0:
         return None
     topics = [
-        dict(name=t.name, partition_responses=[_partition_response(p.index, error) for p in t.partition_data])
+        dict(
+            name=t.name,
+            topic_id=t.topic_id,
+            partition_responses=[_partition_response(p.index, error) for p in t.partition_data],
+        )
         for t in request.topic_data
     ]
     return ctx.response(responses=topics, throttle_time_ms=0)
 
 
+def _resolve_ids(ctx: RequestContext, request: ProduceRequest) -> None:
+    """v13: name each topic after its id, in the decoded request itself, so that the rest of the
+    handler reads names as in v0-v12; an id no topic has keeps the empty name (`_UNRESOLVED`)."""
+    for t in request.topic_data:
+        info = ctx.topics.get_by_id(t.topic_id) if t.topic_id is not None else None
+        t.name = info.name if info is not None else _UNRESOLVED
+
+
 def handle(ctx: RequestContext, request: ProduceRequest) -> Any:
+    if ctx.version >= TOPIC_IDS_SINCE:
+        _resolve_ids(ctx, request)
     if _unknown_codec_in_old_request(ctx, request):
         return _fail_all(ctx, request, ErrorCode.UNKNOWN_SERVER_ERROR)
     transactional_id = request.transactional_id
@@ -278,10 +297,15 @@ def _append_all(
     refused by the transaction coordinator."""
     get_log = ctx.topics.get_log
     acks = request.acks
+    by_id = ctx.version >= TOPIC_IDS_SINCE
     topics: list[dict[str, Any]] = []
     for t in request.topic_data:
         name = t.name
         parts: list[dict[str, Any]] = []
+        if by_id and name == _UNRESOLVED:
+            parts = [_partition_response(p.index, ErrorCode.UNKNOWN_TOPIC_ID) for p in t.partition_data]
+            topics.append(dict(topic_id=t.topic_id, partition_responses=parts))
+            continue
         for p in t.partition_data:
             try:
                 plog = get_log(name, p.index)
@@ -306,7 +330,7 @@ def _append_all(
                     log_start_offset=info.log_start_offset,
                 )
             )
-        topics.append(dict(name=name, partition_responses=parts))
+        topics.append(dict(name=name, topic_id=t.topic_id, partition_responses=parts))
     if acks == 0:
         return None
     return ctx.response(responses=topics, throttle_time_ms=0)

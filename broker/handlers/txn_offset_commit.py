@@ -8,11 +8,15 @@ group_instance_id (checked against the group when given); v4 TRANSACTION_ABORTAB
 ongoing transaction (AddOffsetsToTxn): otherwise INVALID_TXN_STATE (TRANSACTION_ABORTABLE from v4).
 v5 is a transactions V2 client (KIP-890 part 2): the broker adds the group's partition to the
 transaction itself, so no AddOffsetsToTxn comes first; the commit waits for that write. Unknown
-topics or partitions get UNKNOWN_TOPIC_OR_PARTITION.
+topics or partitions get UNKNOWN_TOPIC_OR_PARTITION. v6 names topics by id (KIP-1319): an id no topic
+has is UNKNOWN_TOPIC_ID for each of its partitions, and the answer names topics by id. The request's
+generation field is Kafka's GenerationIdOrMemberEpoch (v3+: a classic group's generation or a consumer
+group member's epoch); the codec reads Kafka 4.4's schema (`protocol/group_offsets.py`).
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -24,10 +28,13 @@ from kafkito.broker.transactions.requests import AddPartitionsRequest
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 28
-VERSIONS = (0, 5)
+VERSIONS = (0, 6)
 IMPLICIT_ADD_SINCE = 5
+TOPIC_IDS_SINCE = 6
 
 NO_GENERATION = -1
+# (the topic's name, or its `_unknown_id` key; its id from v6; its partitions), in request order
+_Order = list[tuple[str, uuid.UUID | None, list[int]]]
 OFFSETS_TOPIC = "__consumer_offsets"
 ABORTABLE_SINCE = 4
 # The transaction coordinator cannot tell yet: the client looks the coordinator up again and retries.
@@ -50,7 +57,8 @@ class TxnOffsetCommitPartition(Protocol):
 
 
 class TxnOffsetCommitTopic(Protocol):
-    name: str
+    name: str  # up to v5
+    topic_id: uuid.UUID  # v6+
     partitions: Sequence[TxnOffsetCommitPartition]
 
 
@@ -61,7 +69,7 @@ class TxnOffsetCommitRequestBody(Protocol):
     group_id: str | None
     producer_id: int
     producer_epoch: int
-    generation_id: int  # v3+
+    generation_id_or_member_epoch: int  # v3+
     member_id: str  # v3+
     group_instance_id: str | None  # v3+
     topics: Sequence[TxnOffsetCommitTopic]
@@ -69,22 +77,7 @@ class TxnOffsetCommitRequestBody(Protocol):
 
 def handle(ctx: RequestContext, request: TxnOffsetCommitRequestBody) -> Any:
     version = ctx.version
-    now = ctx.groups.clock.now_ms()
-    order: list[tuple[str, list[int]]] = []
-    rejected: dict[TopicPartition, ErrorCode] = {}
-    offsets: dict[TopicPartition, OffsetAndMetadata] = {}
-    for topic in request.topics:
-        info = ctx.topics.get(topic.name)
-        indexes: list[int] = []
-        for p in topic.partitions:
-            tp = TopicPartition(topic.name, p.partition_index)
-            indexes.append(p.partition_index)
-            if info is None or not 0 <= p.partition_index < info.partitions:
-                rejected[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-            else:
-                epoch = p.committed_leader_epoch if version >= 2 else -1
-                offsets[tp] = OffsetAndMetadata(p.committed_offset, p.committed_metadata, epoch, now)
-        order.append((topic.name, indexes))
+    order, rejected, offsets = _read_topics(ctx, request)
 
     def build(errors: dict[TopicPartition, ErrorCode]) -> Any:
         answers = {**errors, **rejected}
@@ -93,11 +86,12 @@ def handle(ctx: RequestContext, request: TxnOffsetCommitRequestBody) -> Any:
             topics=[
                 dict(
                     name=name,
+                    topic_id=topic_id,
                     partitions=[
                         dict(partition_index=i, error_code=answers[TopicPartition(name, i)]) for i in indexes
                     ],
                 )
-                for name, indexes in order
+                for name, topic_id, indexes in order
             ],
         )
 
@@ -118,6 +112,39 @@ def handle(ctx: RequestContext, request: TxnOffsetCommitRequestBody) -> Any:
     return parked.response()
 
 
+def _read_topics(
+    ctx: RequestContext, request: TxnOffsetCommitRequestBody
+) -> tuple[_Order, dict[TopicPartition, ErrorCode], dict[TopicPartition, OffsetAndMetadata]]:
+    """The request's topics in order, the partitions refused at once and the offsets to commit."""
+    version = ctx.version
+    now = ctx.groups.clock.now_ms()
+    by_id = version >= TOPIC_IDS_SINCE
+    order: _Order = []
+    rejected: dict[TopicPartition, ErrorCode] = {}
+    offsets: dict[TopicPartition, OffsetAndMetadata] = {}
+    for topic in request.topics:
+        if by_id:
+            info = ctx.topics.get_by_id(topic.topic_id)
+            name = info.name if info is not None else _unknown_id(topic.topic_id)
+        else:
+            name = topic.name
+            info = ctx.topics.get(name)
+        indexes: list[int] = []
+        for p in topic.partitions:
+            tp = TopicPartition(name, p.partition_index)
+            indexes.append(p.partition_index)
+            if by_id and info is None:
+                rejected[tp] = ErrorCode.UNKNOWN_TOPIC_ID
+            elif info is None or not 0 <= p.partition_index < info.partitions:
+                rejected[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            else:
+                epoch = p.committed_leader_epoch if version >= 2 else -1
+                offsets[tp] = OffsetAndMetadata(p.committed_offset, p.committed_metadata, epoch, now)
+        order.append((name, topic.topic_id if by_id else None, indexes))
+
+    return order, rejected, offsets
+
+
 def _commit(
     request: TxnOffsetCommitRequestBody, version: int, offsets: dict[TopicPartition, OffsetAndMetadata]
 ) -> TxnOffsetCommitRequest:
@@ -129,10 +156,15 @@ def _commit(
         producer_id=request.producer_id,
         producer_epoch=request.producer_epoch,
         member_id=request.member_id if named else "",
-        generation_id=request.generation_id if named else NO_GENERATION,
+        generation_id=request.generation_id_or_member_epoch if named else NO_GENERATION,
         group_instance_id=request.group_instance_id if named else None,
         offsets=offsets,
     )
+
+
+def _unknown_id(topic_id: uuid.UUID | None) -> str:
+    """The key a v6 topic of an unknown id is kept under: no topic name has a space or a colon."""
+    return f"unknown id: {topic_id}"
 
 
 def _offsets_partition(ctx: RequestContext, group_id: str) -> TopicPartition:
@@ -174,6 +206,9 @@ def _client_error(ctx: RequestContext, found: ErrorCode) -> ErrorCode | None:
     """None when the partition is in the transaction; else the error this version answers."""
     if found is ErrorCode.NONE:
         return None
+    if found is ErrorCode.PRODUCER_FENCED and ctx.version >= IMPLICIT_ADD_SINCE:
+        # As Kafka's partition-adding path answers an old epoch (Produce v12 does the same).
+        return ErrorCode.INVALID_PRODUCER_EPOCH
     if found in _RETRIABLE:
         return ErrorCode.COORDINATOR_NOT_AVAILABLE
     if found is ErrorCode.TRANSACTION_ABORTABLE and ctx.version < ABORTABLE_SINCE:

@@ -96,7 +96,7 @@ def transaction_commit_and_abort(side: Side) -> None:
     )
     side.request(FIND_COORDINATOR, 4, "group", key_type=0, coordinator_keys=[g])
     side.request(TXN_OFFSET_COMMIT, 3, "offset 2", transactional_id=tid, group_id=g, producer_id=pid, producer_epoch=epoch,
-                 generation_id=-1, member_id="", group_instance_id=None,
+                 generation_id_or_member_epoch=-1, member_id="", group_instance_id=None,
                  topics=[{"name": t, "partitions": [{"partition_index": 0, "committed_offset": 2,
                                                      "committed_leader_epoch": -1, "committed_metadata": ""}]}])  # fmt: skip
     side.request(DESCRIBE_TXNS, 0, "ongoing", transactional_ids=[tid, side.name("never"), ""])

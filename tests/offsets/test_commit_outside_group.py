@@ -175,7 +175,9 @@ def test_a_consumer_group_checks_member_and_epoch_on_commit_fetch_and_txn_commit
             (epoch, member, ErrorCode.NONE),
         ]
         for gen, member_id, error in txn:
-            got = producer.commit(3, "kip848", {("t", 1): 4}, generation_id=gen, member_id=member_id)
+            got = producer.commit(
+                3, "kip848", {("t", 1): 4}, generation_id_or_member_epoch=gen, member_id=member_id
+            )
             assert got == {("t", 1): error}, (gen, member_id)
         assert producer.end(commit=False) == 0
 

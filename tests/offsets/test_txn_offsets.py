@@ -238,7 +238,7 @@ class Producer:
             topics=[dict(name=t, partitions=ps) for t, ps in by_topic.items()],
         )
         if version >= 3:
-            fields.update(generation_id=-1, member_id="", group_instance_id=None)
+            fields.update(generation_id_or_member_epoch=-1, member_id="", group_instance_id=None)
             fields.update(member)
         response = self.client.request(TXN_COMMIT, version, **fields)
         return {(t.name, p.partition_index): p.error_code for t in response.topics for p in t.partitions}
@@ -285,13 +285,13 @@ def test_txn_offset_commit_checks_the_member_and_an_abort_drops_it(txn_api: Thre
     with WireClient(txn_api.bootstrap) as client:
         producer = Producer(client, "tx-member").init()
         assert producer.add_offsets("ghost") == 0
-        assert producer.commit(3, "ghost", {("t", 0): 1}, generation_id=2, member_id="m") == {
+        assert producer.commit(3, "ghost", {("t", 0): 1}, generation_id_or_member_epoch=2, member_id="m") == {
             ("t", 0): ErrorCode.ILLEGAL_GENERATION
         }
         assert producer.end(commit=False) == 0
         assert producer.add_offsets("known") == 0
         assert producer.commit(3, "known", {("t", 0): 1}) == {("t", 0): 0}
-        assert producer.commit(4, "known", {("t", 0): 1}, generation_id=0, member_id="m") == {
+        assert producer.commit(4, "known", {("t", 0): 1}, generation_id_or_member_epoch=0, member_id="m") == {
             ("t", 0): ErrorCode.UNKNOWN_MEMBER_ID
         }
         assert producer.commit(4, "known", {("t", 0): 1}, metadata="x" * 5000) == {
