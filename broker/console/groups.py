@@ -115,9 +115,55 @@ def group_detail(broker: Broker, group_id: str) -> dict[str, Any]:
     return described
 
 
-async def reset_offsets(broker: Broker, group_id: str, topic: str, to: str) -> dict[str, Any]:
-    """Commit the `earliest` or `latest` offset of each of `topic`'s partitions for the group, as
-    Kafka's reset tool does: only while the group has no members. Returns the partitions' errors."""
+RESET_TARGETS = ("earliest", "latest", "offset", "time")
+
+
+def _target(log: Any, to: str, offset: int | None, time_ms: int | None) -> int:
+    """The offset a reset moves a partition to, as kafka-consumer-groups --reset-offsets picks it: an
+    offset outside the log is clamped to its ends; a time with no record at or after it is the end."""
+    start, end = log.log_start_offset, log.high_watermark
+    if to == "earliest":
+        return int(start)
+    if to == "latest":
+        return int(end)
+    if to == "offset":
+        if offset is None:
+            raise ValueError("reset to an offset needs `offset`")
+        return int(min(max(offset, start), end))
+    if time_ms is None:
+        raise ValueError("reset to a time needs `time` (epoch ms or ISO 8601)")
+    found = log.offset_for_timestamp(time_ms)
+    return int(end if found is None else found.offset)
+
+
+def _plan(
+    broker: Broker, topic: str, partitions: list[int] | None, to: str, offset: int | None, time_ms: int | None
+) -> dict[int, int]:
+    """Each chosen partition's target offset."""
+    info = broker.logs.topic(topic)
+    if info is None:
+        raise NotFound(f"no topic {topic}")
+    chosen = list(range(info.partitions)) if not partitions else sorted(set(partitions))
+    for partition in chosen:
+        if not 0 <= partition < info.partitions:
+            raise NotFound(f"topic {topic} has no partition {partition}")
+    return {p: _target(broker.logs.get_log(topic, p), to, offset, time_ms) for p in chosen}
+
+
+async def reset_offsets(
+    broker: Broker,
+    group_id: str,
+    topic: str,
+    to: str,
+    *,
+    partitions: list[int] | None = None,
+    offset: int | None = None,
+    time_ms: int | None = None,
+    preview: bool = False,
+) -> dict[str, Any]:
+    """Move the group's committed offsets of `topic` (or of some of its partitions) to the earliest or
+    latest offset, to an offset or to a time, as Kafka's reset tool does: only while the group has no
+    members, and with `preview` (the tool's --dry-run) only saying what it would commit."""
     import asyncio
 
     from kafkito.broker.coordinator.requests import OffsetCommitRequest
@@ -126,31 +172,31 @@ async def reset_offsets(broker: Broker, group_id: str, topic: str, to: str) -> d
     described = broker.steering.describe_group(group_id)
     if described is not None and described["members"]:
         raise ValueError(f"group {group_id} has active members: stop them before resetting its offsets")
-    if to not in ("earliest", "latest"):
-        raise ValueError(f"reset to 'earliest' or 'latest', not {to!r}")
-    info = broker.logs.topic(topic)
-    if info is None:
-        raise NotFound(f"no topic {topic}")
-    offsets = {}
-    for partition in range(info.partitions):
-        log = broker.logs.get_log(topic, partition)
-        target = log.log_start_offset if to == "earliest" else log.high_watermark
-        offsets[TopicPartition(topic, partition)] = OffsetAndMetadata(target, "", -1, broker.clock.now_ms())
+    if to not in RESET_TARGETS:
+        raise ValueError(f"reset to one of {', '.join(RESET_TARGETS)}, not {to!r}")
+    plan = _plan(broker, topic, partitions, to, offset, time_ms)
+    committed = _committed(broker, group_id)
+    rows: dict[str, dict[str, Any]] = {
+        str(p): {
+            "current": committed.get((topic, p)),
+            "offset": target,
+            "lag_after": broker.logs.get_log(topic, p).high_watermark - target,
+            "error": None,
+        }
+        for p, target in plan.items()
+    }
+    result = {"group_id": group_id, "topic": topic, "to": to, "preview": preview, "partitions": rows}
+    if preview:
+        return result
+    now = broker.clock.now_ms()
+    offsets = {TopicPartition(topic, p): OffsetAndMetadata(target, "", -1, now) for p, target in plan.items()}
     done: asyncio.Future[dict[Any, Any]] = asyncio.get_running_loop().create_future()
-    request = OffsetCommitRequest(group_id, "", None, -1, offsets)
 
     def answered(errors: dict[Any, Any]) -> None:
         if not done.done():
             done.set_result(errors)
 
-    broker.coordinator.commit_offsets(request, answered)
-    errors = await asyncio.wait_for(done, 10)
-    return {
-        "group_id": group_id,
-        "topic": topic,
-        "to": to,
-        "partitions": {
-            str(tp[1]): {"offset": offsets[tp].offset, "error": getattr(err, "name", str(err))}
-            for tp, err in errors.items()
-        },
-    }
+    broker.coordinator.commit_offsets(OffsetCommitRequest(group_id, "", None, -1, offsets), answered)
+    for tp, err in (await asyncio.wait_for(done, 10)).items():
+        rows[str(tp[1])]["error"] = getattr(err, "name", str(err))
+    return result

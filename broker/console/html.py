@@ -7,7 +7,16 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from urllib.parse import quote
 
-NAV = (("Overview", "/console/"), ("Topics", "/console/topics"), ("Groups", "/console/groups"))
+NAV = (
+    ("Overview", "/console/"),
+    ("Topics", "/console/topics"),
+    ("Groups", "/console/groups"),
+    ("Transactions", "/console/transactions"),
+    ("ACLs", "/console/acls"),
+    ("Users", "/console/users"),
+    ("Broker", "/console/broker"),
+    ("Features", "/console/features"),
+)
 
 
 def e(value: object) -> str:

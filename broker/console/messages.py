@@ -6,7 +6,9 @@ JSON, and always available as hex. Control records (transaction markers) are lef
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from kafkito.broker.console.topics import check_partition
@@ -60,6 +62,30 @@ def _start_offset(broker: Broker, topic: str, partition: int, offset: int | None
     return max(offset, log.log_start_offset)
 
 
+def records_between(log: Any, start: int, end: int) -> Iterator[Any]:
+    """The records (kafka-python's, transaction markers left out) of `log` from `start` below `end`."""
+    from kafka.record import MemoryRecords
+
+    position = start
+    while position < end:
+        raw = log.read(position, READ_BYTES, end)
+        if not raw:
+            return
+        batches = MemoryRecords(bytes(raw))
+        next_position = position
+        while (batch := batches.next_batch()) is not None:
+            control = getattr(batch, "is_control_batch", False)
+            for record in batch:
+                next_position = max(next_position, record.offset + 1)
+                if control or record.offset < start or record.offset >= end:
+                    continue
+                yield record
+            next_position = max(next_position, getattr(batch, "next_offset", next_position))
+        if next_position <= position:
+            return
+        position = next_position
+
+
 def browse(
     broker: Broker,
     topic: str,
@@ -71,34 +97,12 @@ def browse(
     fmt: str = "auto",
 ) -> dict[str, Any]:
     """Up to `limit` records from `offset` (or the first at or after `time_ms`), below the high watermark."""
-    from kafka.record import MemoryRecords
-
     check_partition(broker, topic, partition)
     limit = max(1, min(limit, MAX_LIMIT))
     log = broker.logs.get_log(topic, partition)
     start = _start_offset(broker, topic, partition, offset, time_ms)
     end = log.high_watermark
-    records: list[dict[str, Any]] = []
-    position = start
-    while position < end and len(records) < limit:
-        raw = log.read(position, READ_BYTES, end)
-        if not raw:
-            break
-        batches = MemoryRecords(bytes(raw))
-        next_position = position
-        while (batch := batches.next_batch()) is not None and len(records) < limit:
-            control = getattr(batch, "is_control_batch", False)
-            for record in batch:
-                next_position = max(next_position, record.offset + 1)
-                if control or record.offset < start or record.offset >= end:
-                    continue
-                records.append(_record(record, fmt))
-                if len(records) >= limit:
-                    break
-            next_position = max(next_position, getattr(batch, "next_offset", next_position))
-        if next_position <= position:
-            break
-        position = next_position
+    records = [record_view(r, fmt) for r in itertools.islice(records_between(log, start, end), limit)]
     return {
         "topic": topic,
         "partition": partition,
@@ -110,7 +114,7 @@ def browse(
     }
 
 
-def _record(record: Any, fmt: str) -> dict[str, Any]:
+def record_view(record: Any, fmt: str) -> dict[str, Any]:
     headers = [
         {"key": key, "value": render(None if value is None else bytes(value), "auto")}
         for key, value in (record.headers or ())

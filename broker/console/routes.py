@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from kafkito.broker.console import groups, messages, pages, stats, topics
+from kafkito.broker.console import admin, groups, messages, pages, search, stats, topics
 from kafkito.broker.console.html import page
 
 if TYPE_CHECKING:
@@ -93,6 +93,8 @@ def guarded(handler: Handler, *, api: bool) -> Handler:
             return await handler(request)
         except topics.NotFound as exc:
             status, message = 404, str(exc.args[0] if exc.args else exc)
+        except admin.AdminError as exc:  # the broker's own refusal, as Kafka's tools print it
+            status, message = (404 if exc.name == "UNKNOWN_TOPIC_OR_PARTITION" else 400), str(exc)
         except (ValueError, TypeError) as exc:
             status, message = 400, str(exc)
         except web.HTTPException as exc:
@@ -113,6 +115,44 @@ def guarded(handler: Handler, *, api: bool) -> Handler:
 def _require_write(request: web.Request) -> None:
     if not _console(request).write:
         raise web.HTTPForbidden(reason="the console is read-only: start kafkito serve with --http-write")
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except json.JSONDecodeError:
+        raise ValueError("the request body must be JSON") from None
+    if not isinstance(body, dict):
+        raise ValueError("the request body must be a JSON object")
+    return body
+
+
+def _opt_int(body: dict[str, Any], name: str) -> int | None:
+    value = body.get(name)
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError(f"{name} must be a number")
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, not {value!r}") from None
+
+
+def _pairs(value: Any, what: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise ValueError(f"{what} must be an object of names to values")
+    return {k: str(v) for k, v in value.items()}
+
+
+def _names(value: Any, what: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(k, str) for k in value):
+        raise ValueError(f"{what} must be a list of names")
+    return value
 
 
 # -- data, shared by the pages and the API ---------------------------------------------------
@@ -136,6 +176,27 @@ def _browse(request: web.Request) -> tuple[dict[str, Any], str]:
     return data, fmt
 
 
+def _search(request: web.Request) -> dict[str, Any]:
+    fmt = request.query.get("format", "auto")
+    if fmt not in messages.FORMATS:
+        raise ValueError(f"format is one of {', '.join(messages.FORMATS)}")
+    filters = search.Filters(
+        key=request.query.get("key", ""),
+        value=request.query.get("value", ""),
+        header=request.query.get("header", ""),
+        from_ms=_time_ms(request.query.get("from", "")),
+        to_ms=_time_ms(request.query.get("to", "")),
+    )
+    return search.search(
+        _console(request).broker,
+        request.match_info["topic"],
+        filters,
+        limit=_int(request, "limit", 50) or 50,
+        partition=_int(request, "partition"),
+        fmt=fmt,
+    )
+
+
 def _events(request: web.Request) -> list[dict[str, Any]]:
     console = _console(request)
     group_id = request.match_info["group"]
@@ -153,14 +214,48 @@ async def overview_page(request: web.Request) -> web.Response:
     return _html(request, "Overview", pages.overview(stats.overview(console.broker, console.rates)))
 
 
+def _internal(request: web.Request) -> bool:
+    return request.query.get("internal", "false").lower() in ("1", "true", "yes")
+
+
 async def topics_page(request: web.Request) -> web.Response:
-    return _html(request, "Topics", pages.topics(topics.topic_list(_console(request).broker)))
+    console, internal = _console(request), _internal(request)
+    rows = topics.topic_list(console.broker, internal)
+    return _html(request, "Topics", pages.topics(rows, internal, console.write))
 
 
 async def topic_page(request: web.Request) -> web.Response:
     console = _console(request)
-    data = topics.topic_detail(console.broker, request.match_info["topic"])
+    data = await topics.topic_detail(console.broker, request.match_info["topic"])
     return _html(request, data["name"], pages.topic(data, console.write))
+
+
+async def search_page(request: web.Request) -> web.Response:
+    from kafkito.broker.console.pages_browse import search_page as render
+
+    console = _console(request)
+    data = _search(request)
+    info = console.broker.logs.topic(data["topic"])
+    count = info.partitions if info is not None else 0
+    main = render(data, dict(request.query), count, console.write)
+    return _html(request, data["topic"], main, poll_ms=None)
+
+
+async def cluster_page(request: web.Request) -> web.Response:
+    """ACLs, users, transactions, broker configs, features: the last path segment says which."""
+    from kafkito.broker.console import cluster, pages_cluster
+
+    broker = _console(request).broker
+    which = request.path.rstrip("/").rsplit("/", 1)[-1]
+    if which == "acls":
+        return _html(request, "ACLs", pages_cluster.acls(await cluster.acls(broker)))
+    if which == "users":
+        return _html(request, "SCRAM users", pages_cluster.users(await cluster.scram_users(broker)))
+    if which == "transactions":
+        return _html(request, "Transactions", pages_cluster.transactions(await cluster.transactions(broker)))
+    if which == "features":
+        return _html(request, "Features", pages_cluster.features(await cluster.features(broker)))
+    return _html(request, "Broker", pages_cluster.broker_configs(await cluster.broker_configs(broker)), None)
 
 
 async def messages_page(request: web.Request) -> web.Response:
@@ -194,12 +289,86 @@ async def api_overview(request: web.Request) -> web.Response:
 
 
 async def api_topics(request: web.Request) -> web.Response:
-    internal = request.query.get("internal", "false").lower() in ("1", "true", "yes")
-    return _json({"topics": topics.topic_list(_console(request).broker, internal)})
+    return _json({"topics": topics.topic_list(_console(request).broker, _internal(request))})
 
 
 async def api_topic(request: web.Request) -> web.Response:
-    return _json(topics.topic_detail(_console(request).broker, request.match_info["topic"]))
+    return _json(await topics.topic_detail(_console(request).broker, request.match_info["topic"]))
+
+
+async def api_search(request: web.Request) -> web.Response:
+    return _json(_search(request))
+
+
+async def api_cluster(request: web.Request) -> web.Response:
+    from kafkito.broker.console import cluster
+
+    broker = _console(request).broker
+    which = request.path.rstrip("/").rsplit("/", 1)[-1]
+    if which == "acls":
+        return _json({"acls": await cluster.acls(broker)})
+    if which == "users":
+        return _json({"users": await cluster.scram_users(broker)})
+    if which == "transactions":
+        return _json({"transactions": await cluster.transactions(broker)})
+    if which == "features":
+        return _json(await cluster.features(broker))
+    return _json(await cluster.broker_configs(broker))
+
+
+async def api_create_topic(request: web.Request) -> web.Response:
+    from kafkito.broker.console import writes
+
+    _require_write(request)
+    body = await _body(request)
+    name = body.get("name")
+    if not isinstance(name, str) or not name:
+        raise ValueError('name the topic: {"name": ...}')
+    created = await writes.create_topic(
+        _console(request).broker,
+        name,
+        _opt_int(body, "partitions") or -1,
+        _opt_int(body, "replication_factor") or -1,
+        _pairs(body.get("configs"), "configs"),
+        validate_only=bool(body.get("validate_only")),
+    )
+    return _json(created, 201 if not created["validate_only"] else 200)
+
+
+async def api_alter_configs(request: web.Request) -> web.Response:
+    from kafkito.broker.console import configs
+
+    _require_write(request)
+    body = await _body(request)
+    result = await configs.alter_topic(
+        _console(request).broker,
+        request.match_info["topic"],
+        _pairs(body.get("set"), "set"),
+        _names(body.get("delete"), "delete"),
+        validate_only=bool(body.get("validate_only")),
+    )
+    return _json(result)
+
+
+async def api_produce(request: web.Request) -> web.Response:
+    from kafkito.broker.console import writes
+
+    _require_write(request)
+    body = await _body(request)
+    headers = body.get("headers") or []
+    if not isinstance(headers, list) or not all(
+        isinstance(h, dict) and isinstance(h.get("key"), str) for h in headers
+    ):
+        raise ValueError('headers must be a list of {"key": name, "value": text or null}')
+    result = await writes.produce(
+        _console(request).broker,
+        request.match_info["topic"],
+        body.get("key"),
+        body.get("value"),
+        [(h["key"], h.get("value")) for h in headers],
+        _opt_int(body, "partition"),
+    )
+    return _json(result)
 
 
 async def api_messages(request: web.Request) -> web.Response:
@@ -229,17 +398,23 @@ async def api_delete_topic(request: web.Request) -> web.Response:
 
 async def api_reset(request: web.Request) -> web.Response:
     _require_write(request)
-    try:
-        body = await request.json()
-    except json.JSONDecodeError:
-        raise ValueError('the request body must be JSON: {"topic": ..., "to": "earliest"|"latest"}') from None
-    if not isinstance(body, dict):
-        raise ValueError("the request body must be a JSON object")
+    body = await _body(request)
+    partitions = body.get("partitions")
+    if partitions is not None and (
+        not isinstance(partitions, list)
+        or not all(isinstance(p, int) and not isinstance(p, bool) for p in partitions)
+    ):
+        raise ValueError("partitions must be a list of partition numbers")
+    time_value = body.get("time")
     result = await groups.reset_offsets(
         _console(request).broker,
         request.match_info["group"],
         str(body.get("topic", "")),
         str(body.get("to", "")),
+        partitions=partitions,
+        offset=_opt_int(body, "offset"),
+        time_ms=_time_ms(str(time_value)) if time_value not in (None, "") else None,
+        preview=bool(body.get("preview")),
     )
     return _json(result)
 
@@ -249,6 +424,12 @@ PAGES: tuple[tuple[str, str, Handler], ...] = (
     ("GET", "/console/topics", topics_page),
     ("GET", "/console/topics/{topic}", topic_page),
     ("GET", "/console/topics/{topic}/{partition:\\d+}/messages", messages_page),
+    ("GET", "/console/topics/{topic}/messages", search_page),
+    ("GET", "/console/acls", cluster_page),
+    ("GET", "/console/users", cluster_page),
+    ("GET", "/console/transactions", cluster_page),
+    ("GET", "/console/broker", cluster_page),
+    ("GET", "/console/features", cluster_page),
     ("GET", "/console/groups", groups_page),
     ("GET", "/console/groups/{group}", group_page),
     ("GET", "/console/groups/{group}/timeline", timeline_page),
@@ -258,7 +439,16 @@ API: tuple[tuple[str, str, Handler], ...] = (
     ("GET", "/api/topics", api_topics),
     ("GET", "/api/topics/{topic}", api_topic),
     ("DELETE", "/api/topics/{topic}", api_delete_topic),
+    ("POST", "/api/topics", api_create_topic),
     ("GET", "/api/topics/{topic}/partitions/{partition:\\d+}/messages", api_messages),
+    ("GET", "/api/topics/{topic}/messages", api_search),
+    ("POST", "/api/topics/{topic}/records", api_produce),
+    ("POST", "/api/topics/{topic}/configs", api_alter_configs),
+    ("GET", "/api/acls", api_cluster),
+    ("GET", "/api/users", api_cluster),
+    ("GET", "/api/transactions", api_cluster),
+    ("GET", "/api/broker/configs", api_cluster),
+    ("GET", "/api/features", api_cluster),
     ("GET", "/api/groups", api_groups),
     ("GET", "/api/groups/{group}", api_group),
     ("GET", "/api/groups/{group}/timeline", api_timeline),

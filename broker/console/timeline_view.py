@@ -2,12 +2,16 @@
 
 Each generation is a band of equal width (so 100 generations read as well as 3); within a band
 the member events (join, sync, leave, expiry, ...) are placed in the order they happened, on the
-member's row. A band carries the reason of the rebalance that made it.
+member's row. A band carries the reason of the rebalance that made it. Under the bands a time axis
+gives each band's start on the broker clock (epoch milliseconds, shown in UTC), labelled as often as
+the band width leaves room; hovering a band or a mark shows its full reason and exact time.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
+import math
 from html import escape
 from typing import Any
 
@@ -25,6 +29,8 @@ LABEL_W = 190
 MIN_BAND_W = 30
 MAX_BAND_W = 120
 TARGET_W = 1400
+AXIS_H = 34
+AXIS_LABEL_W = 56  # room one "HH:MM:SS" label needs
 
 
 def generations(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -138,15 +144,17 @@ def svg(events: list[dict[str, Any]]) -> str:
         return '<p class="muted" id="timeline-empty">No rebalance recorded yet.</p>'
     band_w = _band_width(len(bands))
     width = LABEL_W + band_w * max(len(bands), 1) + 10
-    height = HEAD_H + ROW_H * max(len(rows), 1) + 10
+    rows_h = HEAD_H + ROW_H * max(len(rows), 1) + 10
+    height = rows_h + AXIS_H
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline" id="timeline-svg" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" data-generations="{len(bands)}" '
         f'data-members="{len(rows)}" role="img" aria-label="rebalance timeline">'
     ]
-    out.extend(_bands_svg(bands, band_w, height))
+    out.extend(_bands_svg(bands, band_w, rows_h))
     out.extend(_rows_svg(rows, bands, band_w, width))
     out.extend(_marks_svg(marks, rows, band_w))
+    out.extend(_axis_svg(bands, band_w, rows_h, width))
     out.append("</svg>")
     return "".join(out)
 
@@ -157,8 +165,8 @@ def _bands_svg(bands: list[dict[str, Any]], band_w: int, height: int) -> list[st
         x = LABEL_W + i * band_w
         fill = "#f3f6fa" if i % 2 == 0 else "#e6ecf3"
         title = escape(
-            f"generation {band['generation']}: {band['reason'] or 'no reason recorded'}"
-            f" ({' → '.join(s for s in band['states'] if s)})"
+            f"generation {band['generation']}, from {clock_text(band['start_ms'])}: "
+            f"{band['reason'] or 'no reason recorded'} ({' → '.join(s for s in band['states'] if s)})"
         )
         out.append(
             f'<g class="band" data-generation="{band["generation"]}"><title>{title}</title>'
@@ -207,10 +215,61 @@ def _marks_svg(marks: list[dict[str, Any]], rows: list[dict[str, Any]], band_w: 
         rank = seen[band] = seen.get(band, 0) + 1
         x = LABEL_W + band * band_w + rank * band_w / (per_band[band] + 1)
         y = HEAD_H + row_of[mark["member_id"]] * ROW_H + 8
-        title = escape(f"{mark['kind']} of {mark['member_id']}: {mark['reason'] or ''}")
+        title = escape(
+            f"{mark['kind']} of {mark['member_id']} at {clock_text(mark['time_ms'])}: {mark['reason'] or ''}"
+        )
         color = colors[mark["kind"]]
         out.append(
             f'<g class="mark mark-{mark["kind"]}"><title>{title}</title>'
             f'<circle cx="{x:.1f}" cy="{y}" r="4" fill="{color}"/></g>'
         )
     return out
+
+
+def clock_text(ms: int | None, *, short: bool = False) -> str:
+    """A broker-clock time (epoch ms) in UTC: `HH:MM:SS` when `short`, else with the date and ms."""
+    if ms is None or ms < 0:
+        return "?"
+    moment = dt.datetime.fromtimestamp(ms / 1000, dt.UTC)
+    if short:
+        return moment.strftime("%H:%M:%S")
+    return moment.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + " UTC"
+
+
+def _axis_svg(bands: list[dict[str, Any]], band_w: int, top: int, width: int) -> list[str]:
+    """The wall-clock axis: a tick at each band's start, labelled every `step` bands."""
+    if not bands:
+        return []
+    step = max(1, math.ceil(AXIS_LABEL_W / band_w))
+    day = clock_text(bands[0]["start_ms"])[:10]
+    out = [
+        f'<g class="axis" id="timeline-axis" data-start-ms="{bands[0]["start_ms"]}">'
+        f'<line x1="{LABEL_W}" y1="{top}" x2="{width}" y2="{top}" class="axis"/>'
+        f'<text x="4" y="{top + 14}" class="axis-title">time (UTC)</text>'
+        f'<text x="4" y="{top + 27}" class="axis-title">{escape(day)}</text>'
+    ]
+    for i, band in enumerate(bands):
+        x = LABEL_W + i * band_w
+        out.append(f'<line x1="{x}" y1="{top}" x2="{x}" y2="{top + 5}" class="tick"/>')
+        if i % step == 0:
+            out.append(
+                f'<text x="{x + 2}" y="{top + 16}" class="tick" data-ms="{band["start_ms"]}">'
+                f"<title>{escape(clock_text(band['start_ms']))}</title>"
+                f"{escape(clock_text(band['start_ms'], short=True))}</text>"
+            )
+    out.append("</g>")
+    return out
+
+
+def legend() -> str:
+    """What the marks' colours mean, as HTML beside the drawing."""
+    keys = "".join(
+        f'<span class="key mark-{kind}"><svg width="10" height="10">'
+        f'<circle cx="5" cy="5" r="4" fill="{color}"/></svg>{kind}</span>'
+        for kind, color in MEMBER_EVENTS.values()
+    )
+    bar = (
+        '<span class="key"><svg width="18" height="10">'
+        '<rect x="0" y="2" width="18" height="6" rx="2" fill="#90caf9"/></svg>member of the generation</span>'
+    )
+    return f'<p class="legend" id="timeline-legend">{keys}{bar}</p>'

@@ -1,4 +1,5 @@
-"""Topics as the console shows them: partitions with offsets and sizes, and the topic's configs."""
+"""Topics as the console shows them: partitions with offsets and sizes, and the topic's configs
+(through DescribeConfigs: configs.py). Internal topics (`__...`) are listed only when asked."""
 
 from __future__ import annotations
 
@@ -45,19 +46,19 @@ def topic_list(broker: Broker, internal: bool = False) -> list[dict[str, Any]]:
     return rows
 
 
-def topic_detail(broker: Broker, name: str) -> dict[str, Any]:
+async def topic_detail(broker: Broker, name: str) -> dict[str, Any]:
+    """A topic's partitions, and its configs as DescribeConfigs answers (overrides marked)."""
+    from kafkito.broker.console import configs
+
     info = broker.logs.topic(name)
     if info is None:
         raise NotFound(f"no topic {name}")
-    configs = [
-        {"name": e.name, "value": e.value, "source": e.source.name, "default": e.is_default}
-        for e in broker.logs.describe_topic_config(name)
-    ]
     return {
         "name": name,
         "topic_id": str(info.topic_id),
+        "internal": name.startswith("__"),
         "partitions": [_partition(broker, name, p) for p in range(info.partitions)],
-        "configs": configs,
+        "configs": await configs.describe(broker, configs.TOPIC, name),
     }
 
 
