@@ -63,6 +63,7 @@ MARKS_BY_PATH: dict[str, str] = {
     "share_groups/test_clients.py": "slow",  # confluent ShareConsumers: a SIGKILLed member fenced
     "console/test_browser.py": "slow",  # headless chromium, which `make install-clients` installs
     "conformance": "slow",  # beside a real Kafka 4.4 on a JVM (make install-clients fetches it)
+    "connect": "slow",  # Kafka Connect 4.4 workers on JVMs (Maven resolves tests/connect/pom.xml)
 }
 SLOW_TESTS = {  # single tests, by node id relative to tests/
     "datapath/test_durability.py::test_sigkill_under_acks1_load_loses_no_acknowledged_record",
