@@ -79,7 +79,9 @@ class _TooLarge(Exception):
 
 def _error(t: CreatePartitionsTopic, exc: Exception) -> dict[str, Any]:
     if isinstance(exc, LogError):
-        return dict(name=t.name, error_code=exc.code, error_message=exc.message or None)
+        # Kafka's controller refuses an unknown topic without a message (the client shows its own).
+        message = None if exc.code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION else exc.message or None
+        return dict(name=t.name, error_code=exc.code, error_message=message)
     if isinstance(exc, _BadAssignment):
         return dict(name=t.name, error_code=ErrorCode.INVALID_REPLICA_ASSIGNMENT, error_message=str(exc))
     return dict(name=t.name, error_code=ErrorCode.UNKNOWN_SERVER_ERROR, error_message=None)

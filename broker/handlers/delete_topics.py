@@ -54,7 +54,9 @@ def _delete(ctx: RequestContext, name: str | None, topic_id: uuid.UUID | None) -
     try:
         info = topics.delete(name)
     except LogError as exc:
-        return dict(name=name, topic_id=topic_id, error_code=exc.code, error_message=exc.message or None)
+        # Kafka's controller refuses an unknown name without a message (the client shows its own).
+        message = None if exc.code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION else exc.message or None
+        return dict(name=name, topic_id=topic_id, error_code=exc.code, error_message=message)
     return dict(name=name, topic_id=info.topic_id, error_code=ErrorCode.NONE, error_message=None)
 
 

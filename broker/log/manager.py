@@ -362,11 +362,11 @@ class LogManager:
         """`info` with `total` partitions, if that is growth (INVALID_PARTITIONS otherwise)."""
         if total < info.partitions:
             raise InvalidPartitions(
-                f"topic currently has {info.partitions} partitions, "
-                f"which is higher than the requested {total}"
+                f"The topic {info.name} currently has {info.partitions} partition(s); "
+                f"{total} would not be an increase."
             )
         if total == info.partitions:
-            raise InvalidPartitions(f"topic already has {info.partitions} partitions")
+            raise InvalidPartitions(f"Topic already has {info.partitions} partition(s).")
         return replace(info, partitions=total)
 
     def install_partitions(

@@ -115,7 +115,7 @@ class UserDescription:
     credentials: list[tuple[ScramMechanism, int]]
 
 
-_TWICE = "A user's credentials cannot be altered twice in the same request"
+_TWICE = "A user credential cannot be altered twice in the same request"
 
 
 class ScramCredentials:

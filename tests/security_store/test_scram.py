@@ -107,11 +107,11 @@ def test_alteration_errors_as_kafka(store: SecurityStore) -> None:
         "edge": None,
         "carol": (
             ErrorCode.DUPLICATE_RESOURCE,
-            "A user's credentials cannot be altered twice in the same request",
+            "A user credential cannot be altered twice in the same request",
         ),
         "twice": (
             ErrorCode.DUPLICATE_RESOURCE,
-            "A user's credentials cannot be altered twice in the same request",
+            "A user credential cannot be altered twice in the same request",
         ),
     }
     # The duplicated users' operations did not apply: carol keeps her credential, twice has none.
