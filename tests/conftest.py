@@ -62,6 +62,7 @@ MARKS_BY_PATH: dict[str, str] = {
     "go_clients": "slow",  # Sarama, kafka-go and franz-go, built with Go 1.26 (make install-clients)
     "share_groups/test_clients.py": "slow",  # confluent ShareConsumers: a SIGKILLed member fenced
     "console/test_browser.py": "slow",  # headless chromium, which `make install-clients` installs
+    "java_admin": "slow",  # kafka-clients 4.4's Admin in the Java driver JVM (`make install-clients`)
     "conformance": "slow",  # beside a real Kafka 4.4 on a JVM (make install-clients fetches it)
     "connect": "slow",  # Kafka Connect 4.4 workers on JVMs (Maven resolves tests/connect/pom.xml)
 }
