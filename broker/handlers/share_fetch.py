@@ -10,6 +10,9 @@ The group's `share.isolation.level` says how far records may be acquired: the hi
 the last stable offset without aborted transactions' records (read_committed); `max_bytes` is split
 among the session's partitions as Kafka's does, and 0 gives no records.
 v2 (Kafka 4.2): the acquire mode (record-limit cuts at `max_records`) and renew acknowledgements.
+As Kafka 4.4: an empty member id is INVALID_REQUEST, the group id is not checked (an empty one is a
+group like any other), and a request-level error carries no message (share groups being off keeps
+its own).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from kafkito.broker.share.answers import (
 )
 from kafkito.broker.share.manager import FetchParams, PartitionFetchResult
 from kafkito.broker.share.sessions import FINAL_EPOCH, INITIAL_EPOCH, ShareSession, ShareSessionError
-from kafkito.protocol.errors import ErrorCode
+from kafkito.protocol.errors import DEFAULT_MESSAGES, ErrorCode
 
 API_KEY = 78
 VERSIONS = (1, 2)
@@ -55,29 +58,29 @@ class ShareFetchRequest(Protocol):
     # v2: share_acquire_mode (int8), is_renew_ack (bool), read with getattr
 
 
-def _failure(ctx: RequestContext, error: ErrorCode, message: str) -> Any:
+def _failure(ctx: RequestContext, error: ErrorCode) -> Any:
+    """A request-level error and nothing else: no message, but share groups being off's."""
+    message = DEFAULT_MESSAGES[error] if error is ErrorCode.UNSUPPORTED_VERSION else None
     return ctx.response(
         throttle_time_ms=0, error_code=error, error_message=message, acquisition_lock_timeout_ms=0,
         responses=[], node_endpoints=[],
     )  # fmt: skip
 
 
-def _refusal(ctx: RequestContext, request: ShareFetchRequest) -> tuple[ErrorCode, str] | None:
-    if not request.group_id:
-        return ErrorCode.INVALID_GROUP_ID, "The group id is required."
+def _refusal(ctx: RequestContext, request: ShareFetchRequest) -> ErrorCode | None:
     if not request.member_id:
-        return ErrorCode.INVALID_REQUEST, "The member id is required."
+        return ErrorCode.INVALID_REQUEST
     if share_groups_off(ctx):
-        return ErrorCode.UNSUPPORTED_VERSION, "The version of API is not supported."
+        return ErrorCode.UNSUPPORTED_VERSION
     if request.share_session_epoch == INITIAL_EPOCH and has_acks(request.topics):
-        return ErrorCode.INVALID_REQUEST, "Acknowledgements in an initial share fetch."
+        return ErrorCode.INVALID_REQUEST  # acknowledgements in a fetch that opens the session
     return None
 
 
 def handle(ctx: RequestContext, request: ShareFetchRequest) -> Any:
     refusal = _refusal(ctx, request)
     if refusal is not None:
-        return _failure(ctx, *refusal)
+        return _failure(ctx, refusal)
     group_id, member_id, epoch = request.group_id or "", request.member_id or "", request.share_session_epoch
     manager = ctx.share
     renew = bool(getattr(request, "is_renew_ack", False))
@@ -89,7 +92,7 @@ def handle(ctx: RequestContext, request: ShareFetchRequest) -> Any:
         else:
             session = manager.sessions.use(group_id, member_id, epoch)
     except ShareSessionError as exc:
-        return _failure(ctx, exc.error, exc.message)
+        return _failure(ctx, exc.error)
     acks = apply_acks(manager, group_id, member_id, request.topics, renew)
     if epoch == FINAL_EPOCH:
         manager.release_session(session)

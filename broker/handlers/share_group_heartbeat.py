@@ -4,6 +4,8 @@ Kafka 4.1 made v1 the first stable version (v0 was 4.0's early access, no longer
 member id is the client's own (a UUID). The answer goes out once the records the heartbeat wrote are
 in `__consumer_offsets`; the assignment is sent on a join and whenever it changed. With
 `share.version` finalized at 0 (UpdateFeatures) share groups are off: UNSUPPORTED_VERSION, as Kafka.
+An empty member id is INVALID_REQUEST without a message, before any other check of the request, as
+Kafka 4.4 answers it (a blank one gets the coordinator's "MemberId can't be empty.").
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ class ShareGroupHeartbeatRequestBody(Protocol):
     subscribed_topic_names: Sequence[str] | None
 
 
+# Kafka refuses an empty member id before its coordinator sees the request: no message.
+_NO_MEMBER_ID = ShareHeartbeatResult(ErrorCode.INVALID_REQUEST, None)
 # As Kafka with `share.version` at 0: share groups are off.
 _SHARE_GROUPS_OFF = ShareHeartbeatResult(
     ErrorCode.UNSUPPORTED_VERSION, "The version of API is not supported."
@@ -59,6 +63,8 @@ def handle(ctx: RequestContext, request: ShareGroupHeartbeatRequestBody) -> Any:
 
     if share_groups_off(ctx):
         return build(_SHARE_GROUPS_OFF)
+    if not request.member_id:
+        return build(_NO_MEMBER_ID)
     names = request.subscribed_topic_names
     heartbeat = ShareHeartbeatRequest(
         request.group_id,

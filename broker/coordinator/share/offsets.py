@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 NO_OFFSET = -1
 UNKNOWN_TOPIC_MESSAGE = "This server does not host this topic-partition."
 NO_STATE_MESSAGE = "There is no offset information to delete."
+INVALID_GROUP_MESSAGE = "The group id is invalid."  # Alter/Delete carry Errors' text; Describe none
 
 
 class PartitionStartOffset(NamedTuple):
@@ -85,7 +86,8 @@ class ShareOffsets:
         none (Kafka's errors and messages)."""
         unavailable = self._unavailable(group_id)
         if unavailable is not None:
-            return None, unavailable, None
+            message = INVALID_GROUP_MESSAGE if unavailable is ErrorCode.INVALID_GROUP_ID else None
+            return None, unavailable, message
         group = self.rt.share_groups.get(group_id)
         if group is not None:
             return group, ErrorCode.NONE, None

@@ -18,12 +18,13 @@ class HeartbeatError(Exception):
 
 
 def validate_heartbeat(request: ShareHeartbeatRequest) -> tuple[ErrorCode, str] | None:
-    """INVALID_REQUEST for a request Kafka refuses before looking at the group."""
+    """INVALID_REQUEST for a request Kafka refuses before looking at the group (an empty member id
+    is refused earlier, by the handler, without a message; a blank one here, with one)."""
     if not request.group_id:
         return ErrorCode.INVALID_REQUEST, "GroupId can't be empty."
     if request.rack_id is not None and not request.rack_id:
         return ErrorCode.INVALID_REQUEST, "RackId can't be empty."
-    if not request.member_id:
+    if not request.member_id.strip():
         return ErrorCode.INVALID_REQUEST, "MemberId can't be empty."
     if request.member_epoch < LEAVE_EPOCH:
         return (
