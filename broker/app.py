@@ -18,6 +18,7 @@ from kafkito.broker.config import Config
 from kafkito.broker.connections import Connections
 from kafkito.broker.context import RequestContext
 from kafkito.broker.coordinator import CoordinatorConfig, GroupCoordinator
+from kafkito.broker.coordinator.streams.config import StreamsConfig
 from kafkito.broker.fetch_wait import DelayedFetch
 from kafkito.broker.log.dir_lock import DataDirLock
 from kafkito.broker.log.manager import LogManager
@@ -105,6 +106,7 @@ class Broker:
             self.clock,
             self.timer,
             share_config=_share_config_at_start(config),
+            streams_config=StreamsConfig.from_config(config),
         )
         self._logs: LogManager | None = None
         self.producer_ids: ProducerIdManager

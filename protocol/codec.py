@@ -90,7 +90,10 @@ MESSAGES: dict[int, tuple[str, str]] = {
     79: ("kafkito.protocol.share_fetch", "ShareAcknowledge"),
     90: ("kafkito.protocol.share_groups", "DescribeShareGroupOffsets"),
     91: ("kafkito.protocol.share_groups", "AlterShareGroupOffsets"),
+    88: ("kafkito.protocol.streams_groups", "StreamsGroupHeartbeat"),
+    89: ("kafkito.protocol.streams_groups", "StreamsGroupDescribe"),
     92: ("kafkito.protocol.share_groups", "DeleteShareGroupOffsets"),
+    93: ("kafkito.protocol.streams_groups", "StreamsGroupTopologyDescriptionUpdate"),
 }
 
 

@@ -438,7 +438,10 @@ BUILDERS: dict[int, Builder] = {
     77: _groups_by_id("group_ids", "groups"),  # ShareGroupDescribe
     78: _top(acquisition_lock_timeout_ms=0),  # ShareFetch
     79: _top(),  # ShareAcknowledge
+    88: _top(),  # StreamsGroupHeartbeat
+    89: _groups_by_id("group_ids", "groups"),  # StreamsGroupDescribe
     90: _describe_share_group_offsets,
     91: _top_with_canned,  # AlterShareGroupOffsets
     92: _top_with_canned,  # DeleteShareGroupOffsets
+    93: _top_with_message,  # StreamsGroupTopologyDescriptionUpdate
 }

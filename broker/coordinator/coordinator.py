@@ -84,6 +84,7 @@ if TYPE_CHECKING:  # KIP-848 consumer groups: imported with the first one (`part
 
     # KIP-1071 streams groups: imported with the first one (`parts.py`)
     from kafkito.broker.coordinator.streams.config import StreamsConfig, StreamsGroupConfigs
+    from kafkito.broker.coordinator.streams.describe import StreamsGroupDescription
     from kafkito.broker.coordinator.streams.group import StreamsGroup
     from kafkito.broker.coordinator.streams.records import StreamsGroupRecord
     from kafkito.broker.coordinator.streams.requests import StreamsHeartbeatCallback, StreamsHeartbeatRequest
@@ -387,11 +388,18 @@ class GroupCoordinator:
         an error); the result names the internal topics the broker must create."""
         self._parts.streams_heartbeats.heartbeat(request, callback)
 
+    @entry
+    def describe_streams_groups(self, group_ids: Iterable[str]) -> list[StreamsGroupDescription]:
+        """StreamsGroupDescribe: GROUP_ID_NOT_FOUND for unknown ids and groups of another type."""
+        from kafkito.broker.coordinator.streams.describe import describe_streams_group
+
+        return [describe_streams_group(self._rt, group_id) for group_id in group_ids]
+
     def get_streams_group(self, group_id: str) -> StreamsGroup | None:
-        return self._parts.streams.groups.get(group_id) if self._parts.has_streams else None
+        return self._rt.streams_groups.get(group_id)
 
     def streams_groups(self) -> list[StreamsGroup]:
-        return list(self._parts.streams.groups.values()) if self._parts.has_streams else []
+        return list(self._rt.streams_groups.values())
 
     @property
     def streams_group_configs(self) -> StreamsGroupConfigs:

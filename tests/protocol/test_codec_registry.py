@@ -25,6 +25,7 @@ _OWN = (
     "kafkito.protocol.delegation_tokens",
     "kafkito.protocol.share_fetch",
     "kafkito.protocol.share_groups",
+    "kafkito.protocol.streams_groups",
     "kafkito.protocol.telemetry",
 )
 

@@ -85,6 +85,7 @@ WHERE: dict[int, Callable[[int], Where]] = {
     69: _same({"groups.error_code": "group_ids"}),
     75: _same({"topics.error_code": "topics"}),
     77: _same({"groups.error_code": "group_ids"}),
+    89: _same({"groups.error_code": "group_ids"}),
     90: _same({"groups.error_code": "groups"}),
 }
 # Every other served API answers with its top-level error code only.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafkito.protocol.codec import REQUESTS
+from kafkito.protocol.codec import build_request
 
 # Fields whose schema default is not what a client sends.
 OVERRIDES: dict[int, dict[str, Any]] = {
@@ -13,15 +13,15 @@ OVERRIDES: dict[int, dict[str, Any]] = {
     18: {"client_software_name": "kafkito-test", "client_software_version": "1.0"},  # ApiVersions v3+
     # DescribeAcls: an ANY filter (the defaults, UNKNOWN, do not parse: the connection closes)
     29: {"resource_type_filter": 1, "operation": 1, "permission_type": 1},
+    # StreamsGroupTopologyDescriptionUpdate: its description is a struct with no default
+    93: {"topology_description": {"subtopologies": [], "global_stores": []}},
 }
 
 
 def default_request(api_key: int, version: int) -> Any:
-    """A request of `version` with every field at its schema default, but the overrides."""
-    request = REQUESTS[api_key][version]()
-    for name, value in OVERRIDES.get(api_key, {}).items():
-        setattr(request, name, value)
-    return request
+    """A request of `version` with every field at its schema default, but the overrides (given to the
+    constructor: a struct field without a default cannot be built without one)."""
+    return build_request(api_key, version, **OVERRIDES.get(api_key, {}))
 
 
 def error_codes(message: Any) -> list[int]:

@@ -44,8 +44,10 @@ EXPECTED: dict[int, set[int]] = {
     76: {E.INVALID_REQUEST},  # ShareGroupHeartbeat: no group id
     78: {E.INVALID_GROUP_ID},  # ShareFetch
     79: {E.INVALID_GROUP_ID},  # ShareAcknowledge
+    88: {E.INVALID_REQUEST},  # StreamsGroupHeartbeat: no member id
     91: {E.INVALID_GROUP_ID},  # AlterShareGroupOffsets
     92: {E.INVALID_GROUP_ID},  # DeleteShareGroupOffsets
+    93: {E.UNSUPPORTED_VERSION},  # StreamsGroupTopologyDescriptionUpdate: no topology description plugin
 }
 # Served but not advertised, as by a Kafka broker without a client telemetry exporter.
 UNADVERTISED = {71, 72}  # GetTelemetrySubscriptions, PushTelemetry
