@@ -97,7 +97,7 @@ compat: install-dev install-clients
 # The web console's screenshots in docs/images, taken by tests/console/test_browser.py in headless
 # chromium; any other run of those tests saves them under pytest's temporary directory.
 docs-images: install-dev install-clients
-	KAFKITO_DOCS_IMAGES=$(CURDIR)/docs/images $(BIN)/python -m pytest tests/console/test_browser.py $(PYTEST_ARGS)
+	KAFKITO_DOCS_IMAGES=$(CURDIR)/docs/images $(BIN)/python -m pytest tests/console/test_browser.py tests/console/test_browser_admin.py $(PYTEST_ARGS)
 
 # Kafka 4.4 and kafkito answer the same requests (tests/conformance); CONFORMANCE.md is rewritten
 # with every difference, whether the run passes or not. `make test` runs the suite without the report.

@@ -4,6 +4,8 @@ rebalancing, updated live without a reload, with no JavaScript error; screenshot
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -139,6 +141,7 @@ def test_the_timeline_gains_a_generation_when_a_member_joins_and_when_it_leaves(
         assert syncs
         reasons = text_of(browser, "generations")
         assert "adding new member" in reasons
+        _check_axis_hover_and_legend(console, browser)
         # The member assigned the partition reads it (on a loaded machine, not always yet): commit part of it
         # (both are asked; the one that holds the partition commits).
         wait_until(lambda: any(c.consumed for c in both), what="a member reading the partition")
@@ -165,6 +168,29 @@ def test_the_timeline_gains_a_generation_when_a_member_joins_and_when_it_leaves(
     assert severe_logs(browser) == []
 
 
+def _check_axis_hover_and_legend(console: ConsoleBroker, browser: Any) -> None:
+    """The time axis is the broker clock's epoch milliseconds in UTC; a band's title has its full
+    reason and exact start; the legend names every mark."""
+    first_ms = console.get("/api/groups/dashboard/timeline")["generations"][0]["start_ms"]
+    first = dt.datetime.fromtimestamp(first_ms / 1000, dt.UTC)
+    assert first.year >= 2024  # a wall-clock time, not seconds since the machine booted
+
+    def read() -> tuple[str, list[str], list[str], str]:
+        axis = browser.find_element(By.ID, "timeline-axis")
+        ticks = [t.text for t in axis.find_elements(By.CSS_SELECTOR, "text.tick")]
+        titles = [
+            str(t.get_attribute("textContent"))
+            for t in browser.find_elements(By.CSS_SELECTOR, "#timeline-svg g.band > title")
+        ]
+        return str(axis.get_attribute("data-start-ms")), ticks, titles, text_of(browser, "timeline-legend")
+
+    start, ticks, titles, legend = unstale(read)
+    assert int(start) == first_ms and ticks[0] == first.strftime("%H:%M:%S")
+    assert all(re.fullmatch(r"\d\d:\d\d:\d\d", tick) for tick in ticks)
+    assert any("adding new member" in t and first.strftime("%Y-%m-%d") in t for t in titles)
+    assert all(kind in legend for kind in ("join", "sync", "leave", "expiry", "removed", "replaced"))
+
+
 def test_every_page_loads_without_a_javascript_error(console: ConsoleBroker, browser: Any) -> None:
     produce(console.bootstrap, "pages", [(b"k", b"v", [])])
     groups = console.get("/api/groups")["groups"]
@@ -175,6 +201,13 @@ def test_every_page_loads_without_a_javascript_error(console: ConsoleBroker, bro
         "/console/topics/pages",
         "/console/topics/pages/0/messages",
         "/console/groups",
+        "/console/topics/pages/messages",
+        "/console/topics?internal=1",
+        "/console/acls",
+        "/console/users",
+        "/console/transactions",
+        "/console/broker",
+        "/console/features",
     ]
     for group in groups:
         paths += [f"/console/groups/{group['group_id']}", f"/console/groups/{group['group_id']}/timeline"]
@@ -209,7 +242,9 @@ def test_the_pages_write_actions_send_json_and_work(writable: ConsoleBroker, bro
     assert text_of(browser, "group-lag") == "0"
     form = browser.find_element(By.ID, "reset-offsets").find_element(By.XPATH, "./ancestor::form")
     form.find_element(By.NAME, "topic").send_keys("to-reset")
-    browser.find_element(By.ID, "reset-offsets").click()  # "earliest" is selected
+    browser.find_element(By.ID, "reset-preview").click()  # "earliest" is selected
+    wait_for(browser, lambda d: d.find_element(By.ID, "reset-offsets").is_displayed())
+    browser.find_element(By.ID, "reset-offsets").click()
     wait_for(browser, lambda d: text_of(d, "group-lag") == "5")
     assert writable.get("/api/groups/resetters")["offsets"][0]["committed_offset"] == 0
     browser.get(writable.url + "/console/topics/to-delete")
