@@ -85,6 +85,7 @@ APIS: tuple[tuple[str, int, int, int], ...] = (
     ("sync_group", 14, 0, 5),
     ("txn_offset_commit", 28, 0, 6),
     ("update_features", 57, 0, 2),
+    ("write_txn_markers", 27, 0, 2),
 )
 
 # Kafka 4 removed the oldest versions of some APIs (KIP-896): their new minimums, which a broker with

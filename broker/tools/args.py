@@ -255,9 +255,9 @@ def add_transactions(sub: Any) -> None:
     abort.add_argument("--partition", type=int, required=True)
     start = abort.add_mutually_exclusive_group(required=True)
     start.add_argument("--start-offset", type=int, help="the open transaction's first offset")
-    start.add_argument("--producer-id", type=int, help="with --producer-epoch")
+    start.add_argument("--producer-id", type=int, help="with --producer-epoch and --coordinator-epoch")
     abort.add_argument("--producer-epoch", type=int)
-    abort.add_argument("--coordinator-epoch", type=int, default=-1)
+    abort.add_argument("--coordinator-epoch", type=int, help="with --producer-id")
     force = _verb(
         verbs, "force-terminate", "transactions:run_force_terminate",
         "abort a transactional id's open transaction through its coordinator (fences its producer)",

@@ -100,23 +100,18 @@ def run_abort(args: argparse.Namespace) -> int:
     from kafka.admin import AbortTransactionSpec
 
     tp = TopicPartition(args.topic, args.partition)
+    if args.start_offset is None and (args.producer_epoch is None or args.coordinator_epoch is None):
+        raise ToolError("--producer-id needs --producer-epoch and --coordinator-epoch", 2)
     client = admin(args)
     if args.start_offset is not None:
         producer_id, epoch, coordinator_epoch = _producer(client, tp, args.start_offset)
     else:
-        if args.producer_epoch is None:
-            raise ToolError("--producer-id needs --producer-epoch", 2)
         producer_id, epoch, coordinator_epoch = args.producer_id, args.producer_epoch, args.coordinator_epoch
-    from kafka.errors import IncompatibleBrokerVersion
-
+    # A producer whose transaction hung before any marker reports coordinator epoch -1; 0 is at or
+    # below every coordinator epoch, as kafka-transactions.sh takes it.
+    coordinator_epoch = max(coordinator_epoch, 0)
     with kafka_errors():
-        try:
-            client.abort_transaction(AbortTransactionSpec(tp, producer_id, epoch, coordinator_epoch))
-        except IncompatibleBrokerVersion:
-            raise ToolError(
-                "the broker does not serve WriteTxnMarkers to clients: "
-                "`kafkito transactions force-terminate ID` aborts through the coordinator"
-            ) from None
+        client.abort_transaction(AbortTransactionSpec(tp, producer_id, epoch, coordinator_epoch))
     print(
         f"Aborted the transaction of producer {producer_id} (epoch {epoch}) on {args.topic}-{args.partition}."
     )
