@@ -1,5 +1,5 @@
-"""Injected millisecond clocks: the monotonic one, the broker's (wall-clock milliseconds that move with
-the monotonic clock, plus a skip that tests steer) and a manual one for virtual time."""
+"""Injected millisecond clocks: the monotonic one, the broker's (wall-clock milliseconds that never go
+backwards, plus a skip that tests steer) and a manual one for virtual time."""
 
 from __future__ import annotations
 
@@ -33,23 +33,24 @@ class MonotonicClock:
 
 
 class SteerableClock:
-    """The broker's clock: epoch milliseconds that advance with the monotonic clock, plus an offset
+    """The broker's clock: the wall clock in epoch milliseconds, never going backwards, plus an offset
     that only grows (`skip_to`).
 
     Stored times (commit and expiry timestamps, group and transaction state times, share-group
-    delivery times) are wall-clock milliseconds, as Kafka's are, whatever the machine's uptime: the
-    clock reads the wall clock once, at construction, and from then on moves with the monotonic
-    clock, so it never goes backwards when the system clock is stepped. Real time keeps running; a
-    test moves the broker ahead of it (`Steering.advance`) so that what is due by then (session
-    timeouts, transaction timeouts, offset retention) fires now, and the records written meanwhile
-    carry the moved time. Timers only ever use differences of this clock (`Timer` arms
-    `loop.call_at` relative to `loop.time()`), so its epoch base does not matter to them.
+    delivery times, the timeline) are wall-clock milliseconds, as Kafka's are, whatever the
+    machine's uptime: nothing stored derives from the monotonic clock. The clock follows the wall
+    clock, slewing included; if the wall clock is stepped back, the clock does not follow it back
+    but keeps moving at the monotonic clock's pace until the wall clock catches up, so deadlines on
+    it still come due. Real time keeps running; a test moves the broker ahead of it
+    (`Steering.advance`) so that what is due by then (session timeouts, transaction timeouts, offset
+    retention) fires now, and the records written meanwhile carry the moved time. Timers only use
+    differences of this clock (`Timer` arms `loop.call_at` relative to `loop.time()`).
 
     `monotonic_ns` and `wall_ns` are injectable: tests give a monotonic clock that starts near 0, as
-    on a machine just booted.
+    on a machine just booted, and a wall clock that is stepped back.
     """
 
-    __slots__ = ("_base_ns", "_monotonic_ns", "_offset_ms")
+    __slots__ = ("_last_monotonic_ns", "_last_ns", "_monotonic_ns", "_offset_ms", "_wall_ns")
 
     def __init__(
         self,
@@ -57,11 +58,20 @@ class SteerableClock:
         wall_ns: Callable[[], int] = time.time_ns,
     ) -> None:
         self._monotonic_ns = monotonic_ns
-        self._base_ns = wall_ns() - monotonic_ns()  # in ns: whole ms apiece could lag the wall by 1 ms
+        self._wall_ns = wall_ns
+        self._last_ns = wall_ns()  # the last reading, without the offset
+        self._last_monotonic_ns = monotonic_ns()
         self._offset_ms = 0
 
     def now_ms(self) -> int:
-        return (self._monotonic_ns() + self._base_ns) // 1_000_000 + self._offset_ms
+        wall = self._wall_ns()
+        monotonic = self._monotonic_ns()
+        last = self._last_ns
+        # Behind the last reading: the wall clock was stepped back. Move on at the monotonic pace.
+        now = wall if wall >= last else last + max(monotonic - self._last_monotonic_ns, 0)
+        self._last_ns = now
+        self._last_monotonic_ns = monotonic
+        return now // 1_000_000 + self._offset_ms
 
     @property
     def offset_ms(self) -> int:

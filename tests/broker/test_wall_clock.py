@@ -60,6 +60,26 @@ def test_the_injected_monotonic_clock_starts_near_zero_and_the_broker_clock_tell
     assert clock.now_ms() <= wall_ms()
 
 
+def test_the_clock_follows_the_wall_and_never_goes_back_when_the_wall_is_stepped_back() -> None:
+    wall = [1_700_000_000_000_000_000]
+    monotonic = [5_000_000]  # 5 ms after boot
+    clock = SteerableClock(monotonic_ns=lambda: monotonic[0], wall_ns=lambda: wall[0])
+    assert clock.now_ms() == 1_700_000_000_000
+    wall[0] += 2_000_000_000  # 2 s of wall time (slewed: 1 s of monotonic time)
+    monotonic[0] += 1_000_000_000
+    assert clock.now_ms() == 1_700_000_002_000
+    wall[0] -= 60_000_000_000  # stepped back a minute
+    monotonic[0] += 500_000_000
+    assert clock.now_ms() == 1_700_000_002_500  # on at the monotonic pace
+    monotonic[0] += 500_000_000
+    wall[0] += 500_000_000
+    assert clock.now_ms() == 1_700_000_003_000
+    wall[0] += 61_000_000_000  # caught up and past
+    assert clock.now_ms() == 1_700_000_003_000 + 500
+    clock.skip_to(clock.now_ms() + 10_000)
+    assert clock.now_ms() == 1_700_000_013_500 and clock.offset_ms == 10_000
+
+
 def test_an_old_v1_commit_timestamp_is_stored_as_given(broker: ThreadBroker) -> None:
     create_topic(broker.bootstrap, "oc")
     an_hour_ago = wall_ms() - HOUR_MS
