@@ -4,7 +4,11 @@ Released (AVAILABLE) records come first, then new ones from `next_offset` up to 
 (read_uncommitted, the default `share.isolation.level`) or the last stable offset (read_committed, whose
 aborted transactional batches are archived unseen). New records are taken a whole batch at a time, so
 `max_records` may be exceeded to end on a batch boundary (Kafka's batch-optimized acquire mode), or
-cut exactly in the record-limit mode. Control batches are archived: no member is given them.
+cut exactly in the record-limit mode. Control batches (transaction markers) are acquired with the
+records around them, as Kafka's share partition acquires every batch its log read returned: the member
+is given their offsets and acknowledges them (clients send GAP), so the start offset passes a marker
+only once its delivery is complete. Aborted batches (read_committed) are archived unseen, after the
+records before them are acquired (archived first, they would pass the start over those records).
 `max_bytes` is a hard limit, as a Kafka log read's: a batch that does not fit is left for a later
 fetch, unless it is the first of the fetch (`min_one`), which is taken whatever its size.
 
@@ -96,7 +100,8 @@ def _new_offsets(
     strict: bool,
     min_one: bool,
 ) -> tuple[list[int], list[int]]:
-    """The new offsets to acquire, and those to archive unseen (control and aborted batches)."""
+    """The new offsets to acquire (control batches included), and those to archive unseen (aborted
+    batches of read_committed)."""
     new: list[int] = []
     skipped: list[int] = []
     aborted = _aborted(plog, sp.next_offset, bound) if isolation == READ_COMMITTED else []
@@ -109,7 +114,7 @@ def _new_offsets(
         for _, header in iter_headers(chunk):
             if header.next_offset <= position or header.base_offset >= bound:
                 continue
-            if header.attributes & CONTROL_MASK or _is_aborted(header, aborted):
+            if not header.attributes & CONTROL_MASK and _is_aborted(header, aborted):
                 advanced = True
                 skipped.extend(range(max(header.base_offset, position), min(header.next_offset, bound)))
                 position = header.next_offset

@@ -8,6 +8,9 @@ first offset never handed out. At most `group.share.partition.max.record.locks` 
 two, as Kafka bounds a share partition's in-flight window. Locks are tasks on the broker's purgatory
 timer, so advancing the broker clock expires them at once. Each change is told to `on_write` as Kafka's
 share partition writes its state (start offset and changed state batches; acquisitions are not written).
+An acknowledgement, a release or a lock expiry is written with the start offset as it was before that
+change moved it, as Kafka's share partition writes first and moves its start offset once the write is
+done: the persisted start offset (what DescribeShareGroupOffsets reports) catches up with the next write.
 """
 
 from __future__ import annotations
@@ -221,8 +224,8 @@ class SharePartition:
                 self._unlock(offset, self.records[offset])
             self.acquire_again(member_id, renewed)
         if changed:
-            self._advance_start()
             self._write(changed)
+            self._advance_start()
         if released:
             self.on_release()
 
@@ -246,8 +249,8 @@ class SharePartition:
             self._unlock(offset, record)
             released |= self._release(record)
         if mine:
-            self._advance_start()
             self._write(mine)
+            self._advance_start()
         if released:
             self.on_release()
         return len(mine)
@@ -263,8 +266,8 @@ class SharePartition:
             record.member_id = None
             released |= self._release(record)
         if expired:
-            self._advance_start()
             self._write(expired)
+            self._advance_start()
         if released:
             self.on_release()
 

@@ -26,13 +26,11 @@ class BrokerSharePersister:
     def start_offsets(
         self, group_id: str, partitions: Iterable[tuple[uuid.UUID, int]]
     ) -> dict[tuple[uuid.UUID, int], int | None]:
+        """The persisted start offsets (None: no state), as Kafka's share coordinator reads them: a
+        share partition's own start offset may be ahead until its next state write."""
         manager = self._manager
         out: dict[tuple[uuid.UUID, int], int | None] = {}
         for topic_id, partition in partitions:
-            sp = manager.partitions.get((group_id, topic_id, partition))
-            if sp is not None:
-                out[topic_id, partition] = sp.start_offset
-                continue
             state = manager.state.states.get(ShareStateKey(group_id, topic_id, partition))
             out[topic_id, partition] = None if state is None else state.start_offset
         return out
