@@ -10,7 +10,7 @@ from kafkito.broker.control.address import ControlAddress, ControlAddressError, 
 @dataclass(frozen=True, slots=True)
 class ConsoleOptions:
     address: ControlAddress
-    write: bool = False  # --http-write: deleting topics and resetting offsets are allowed
+    write: bool = False  # --http-write: creating, editing and deleting topics, producing, resetting offsets
 
 
 def parse_console_options(text: str, *, allow_remote: bool = False, write: bool = False) -> ConsoleOptions:
