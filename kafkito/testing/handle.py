@@ -320,6 +320,28 @@ class KafkitoHandle:
                 raise TimeoutError(_not_reached(group_id, state, members, seen, timeout))
             await asyncio.sleep(0.02)  # polling the broker for the condition
 
+    def expire_member(self, group_id: str, member_id: str, timeout: float = 10.0) -> dict[str, Any]:
+        """Expire a member's session: move the broker clock past its session timeout and wait until
+        the coordinator has removed it (as if its client had stopped heartbeating); returns the group.
+
+        ValueError when it is not a member; TimeoutError, naming its session timeout and what was
+        waited for, when it is still in the group `timeout` s later (a member parked in a rebalance's
+        JoinGroup or SyncGroup is kept alive, as in Kafka).
+        """
+        from kafkito.testing.sessions import member_session, still_there
+
+        session = self.call(lambda: member_session(self.broker.coordinator, group_id, member_id))
+        advanced_ms = session.session_timeout_ms + 1
+        self.advance(advanced_ms)
+        deadline = time.monotonic() + timeout
+        while True:
+            seen = self.describe_group(group_id) or {"state": "Dead", "members": []}
+            if all(m["member_id"] != member_id for m in seen["members"]):
+                return seen
+            if time.monotonic() >= deadline:
+                raise TimeoutError(still_there(group_id, member_id, session, advanced_ms, timeout, seen))
+            time.sleep(0.02)  # polling the broker for the condition, not modelling elapsed time
+
     # -- cluster topology -----------------------------------------------------------------------
 
     def topology(self, internal: bool = False) -> dict[str, Any]:
