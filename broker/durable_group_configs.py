@@ -19,7 +19,7 @@ from kafkito.broker.dynamic_state import DynamicStateStore
 from kafkito.broker.log.errors import KafkaStorageError
 
 if TYPE_CHECKING:
-    from kafkito.broker.coordinator.share.group_configs import AllGroupConfigs
+    from kafkito.broker.coordinator.streams.config import GroupConfigsWithStreams as AllGroupConfigs
 
 log = structlog.get_logger("kafkito.config")
 

@@ -76,14 +76,18 @@ if TYPE_CHECKING:  # KIP-848 consumer groups: imported with the first one (`part
     from kafkito.broker.coordinator.share.config import ShareConfig
     from kafkito.broker.coordinator.share.describe import ShareGroupDescription
     from kafkito.broker.coordinator.share.group import ShareGroup
-    from kafkito.broker.coordinator.share.group_configs import AllGroupConfigs, ShareGroupConfigs
+    from kafkito.broker.coordinator.share.group_configs import ShareGroupConfigs
     from kafkito.broker.coordinator.share.groups import LogOffsets
     from kafkito.broker.coordinator.share.offsets import GroupStartOffsets, TopicResult
     from kafkito.broker.coordinator.share.persister_api import SharePersister
     from kafkito.broker.coordinator.share.requests import ShareHeartbeatCallback, ShareHeartbeatRequest
 
     # KIP-1071 streams groups: imported with the first one (`parts.py`)
-    from kafkito.broker.coordinator.streams.config import StreamsConfig, StreamsGroupConfigs
+    from kafkito.broker.coordinator.streams.config import (
+        GroupConfigsWithStreams,
+        StreamsConfig,
+        StreamsGroupConfigs,
+    )
     from kafkito.broker.coordinator.streams.describe import StreamsGroupDescription
     from kafkito.broker.coordinator.streams.group import StreamsGroup
     from kafkito.broker.coordinator.streams.records import StreamsGroupRecord
@@ -343,11 +347,13 @@ class GroupCoordinator:
         return self._parts.share.configs
 
     @property
-    def all_group_configs(self) -> AllGroupConfigs:
-        """The GROUP config resource: consumer-group and share-group configs together."""
+    def all_group_configs(self) -> GroupConfigsWithStreams:
+        """The GROUP config resource: consumer-group, share-group and streams-group configs together."""
         from kafkito.broker.coordinator.share.group_configs import AllGroupConfigs
+        from kafkito.broker.coordinator.streams.config import GroupConfigsWithStreams
 
-        return AllGroupConfigs(self._parts.consumer.configs, self._parts.share.configs)
+        others = AllGroupConfigs(self._parts.consumer.configs, self._parts.share.configs)
+        return GroupConfigsWithStreams(others, self._parts.streams.configs)
 
     @property
     def share_persister(self) -> SharePersister | None:

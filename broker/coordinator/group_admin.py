@@ -1,4 +1,4 @@
-"""DescribeGroups, ListGroups and DeleteGroups over every group type (classic, consumer, share)."""
+"""DescribeGroups, ListGroups and DeleteGroups over every group type (classic, consumer, share, streams)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,8 @@ class GroupAdmin:
                 for g in rt.groups.values()
                 if not wanted or g.state.value.lower() in wanted
             ]
-        for kind, groups in (("consumer", rt.consumer_groups), ("share", rt.share_groups)):
+        typed = (("consumer", rt.consumer_groups), ("share", rt.share_groups), ("streams", rt.streams_groups))
+        for kind, groups in typed:
             if not kinds or kind in kinds:
                 overviews += [
                     GroupOverview(g.group_id, kind, g.state.value, kind)
@@ -78,6 +79,8 @@ class GroupAdmin:
                 errors[group_id] = self._offsets.delete_consumer_group(rt.consumer_groups[group_id])
             elif group_id in rt.share_groups:
                 errors[group_id] = self._parts.share.delete_group(rt.share_groups[group_id])
+            elif group_id in rt.streams_groups:
+                errors[group_id] = self._offsets.delete_consumer_group(rt.streams_groups[group_id])
             else:
                 errors[group_id] = self._delete_classic(group_id)
         return errors

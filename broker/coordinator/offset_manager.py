@@ -101,9 +101,9 @@ def commit_target(
     )
     if group_id in rt.share_groups:
         return ErrorCode.GROUP_ID_NOT_FOUND  # as Kafka's ShareGroup: "not a consumer group"
-    consumer = rt.consumer_groups.get(group_id)
+    consumer = rt.consumer_groups.get(group_id) or rt.streams_groups.get(group_id)
     if consumer is not None:
-        # A consumer group checks the member epoch (STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID).
+        # A consumer or streams group checks the member epoch (STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID).
         failure = consumer.validate_offset_commit(
             request.member_id,
             request.group_instance_id,
@@ -289,15 +289,17 @@ class OffsetManager:
         self.rt.write_tombstones(group_id, records)
         return len(removed)
 
-    def delete_consumer_group(self, group: ConsumerGroup) -> ErrorCode:
-        """DeleteGroups of a consumer group: only when empty; its offsets and records get tombstones."""
+    def delete_consumer_group(self, group: ConsumerGroup | StreamsGroup) -> ErrorCode:
+        """DeleteGroups of a consumer or streams group: only when empty; its offsets and records get
+        tombstones."""
         if not group.is_empty():
             return ErrorCode.NON_EMPTY_GROUP
         group_id = group.group_id
+        kind = "consumer" if group_id in self.rt.consumer_groups else "streams"
         partitions = {*group.offsets, *self.rt.txn_offsets.pending_partitions(group_id)}
         removed = self.delete_offsets(group, list(partitions), group_tombstone=False)
         self.rt.write_tombstones(group_id, _group_tombstones(group))
-        log.info("group.deleted", group=group_id, type="consumer", offsets_removed=removed)
+        log.info("group.deleted", group=group_id, type=kind, offsets_removed=removed)
         return ErrorCode.NONE
 
     def expire(self, group_id: str, partitions: Collection[TopicPartition]) -> bool:

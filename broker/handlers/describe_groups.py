@@ -62,14 +62,16 @@ def _absent(
 
 
 def _consumer_group_ids(ctx: RequestContext, group_ids: list[str]) -> frozenset[str]:
-    """Which of these ids name a KIP-848 consumer group or a share group."""
+    """Which of these ids name a KIP-848 consumer group, a share group or a streams group."""
     if not group_ids:
         return frozenset()
     groups = ctx.groups
     consumer = {d.group_id for d in groups.describe_consumer_groups(group_ids) if d.error == ErrorCode.NONE}
     # Share groups (KIP-932) are not classic groups either.
     share = {d.group_id for d in groups.describe_share_groups(group_ids) if d.error == ErrorCode.NONE}
-    return frozenset(consumer | share)
+    # Nor are streams groups (KIP-1071).
+    streams = {g for g in group_ids if groups.get_streams_group(g) is not None}
+    return frozenset(consumer | share | streams)
 
 
 def _described(d: DescribedGroup, operations: set[int] | None) -> dict[str, Any]:

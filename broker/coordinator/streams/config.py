@@ -7,8 +7,9 @@ overrides them within the broker's bounds.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Protocol
 
 MAX_INT = 2**31 - 1
 
@@ -98,3 +99,75 @@ class StreamsGroupConfigs:
     def assignment_configs(self, group_id: str) -> tuple[tuple[str, str], ...]:
         """What the group metadata record keeps of the configs its last assignment used."""
         return (("num.standby.replicas", str(self.num_standby_replicas(group_id))),)
+
+    # -- the GROUP config resource (DescribeConfigs, IncrementalAlterConfigs) --------------------
+
+    def describe(self, group_id: str) -> list[tuple[str, int | str, bool]]:
+        """(name, effective value, whether the group overrides it) for every streams group config."""
+        overrides = self._groups.get(group_id, {})
+        return [
+            (name, self._get(group_id, attribute), attribute in overrides)
+            for name, attribute in sorted(GROUP_CONFIG_NAMES.items())
+        ]
+
+    def alter(
+        self, group_id: str, set_: Mapping[str, str], delete: Collection[str], validate_only: bool = False
+    ) -> None:
+        """Set and delete overrides (all or nothing); GroupConfigError names the first problem."""
+        from kafkito.broker.coordinator.consumer.group_configs import GroupConfigError
+
+        values: dict[str, int | None] = dict.fromkeys(delete)
+        for name, raw in set_.items():
+            try:
+                values[name] = int(raw)
+            except ValueError:
+                raise GroupConfigError(
+                    f"Invalid value {raw} for configuration {name}: not a number."
+                ) from None
+        for name, value in values.items():
+            attribute = GROUP_CONFIG_NAMES.get(name)
+            if attribute is None:
+                raise GroupConfigError(f"Unknown group config name: {name}")
+            low, high = self._bounds(attribute)
+            if value is not None and not low <= value <= high:
+                raise GroupConfigError(f"{name} must be between {low} and {high} (inclusive), got {value}.")
+        if not validate_only:
+            for name, value in values.items():
+                self.set(group_id, name, value)
+
+
+class GroupConfigsWithStreams:
+    """The GROUP config resource: the other group types' configs and the `streams.*` ones, described
+    together and altered all or nothing."""
+
+    __slots__ = ("_others", "_streams")
+
+    def __init__(self, others: GroupConfigTable, streams: StreamsGroupConfigs) -> None:
+        self._others = others
+        self._streams = streams
+
+    def describe(self, group_id: str) -> list[tuple[str, int | str, bool]]:
+        return sorted([*self._others.describe(group_id), *self._streams.describe(group_id)])
+
+    def alter(
+        self, group_id: str, set_: Mapping[str, str], delete: Collection[str], validate_only: bool = False
+    ) -> None:
+        def streams(name: str) -> bool:
+            return name.startswith("streams.")
+
+        mine = {n: v for n, v in set_.items() if streams(n)}, [n for n in delete if streams(n)]
+        others = {n: v for n, v in set_.items() if not streams(n)}, [n for n in delete if not streams(n)]
+        if any(mine):
+            self._streams.alter(group_id, *mine, validate_only=True)
+        if any(others) or not any(mine):
+            self._others.alter(group_id, *others, validate_only=validate_only)
+        if any(mine) and not validate_only:
+            self._streams.alter(group_id, *mine)
+
+
+class GroupConfigTable(Protocol):
+    def describe(self, group_id: str) -> Sequence[tuple[str, int | str, bool]]: ...
+
+    def alter(
+        self, group_id: str, set_: Mapping[str, str], delete: Collection[str], validate_only: bool = False
+    ) -> None: ...
