@@ -11,8 +11,10 @@ import argparse
 import os
 from typing import Any
 
-from kafkito.broker.tools.client_config import ENV_COMMAND_CONFIG
 from kafkito.broker.tools.connect import DEFAULT_BOOTSTRAP, ENV_BOOTSTRAP
+
+# The default of --command-config, when set; kept here, as the parser must not import the tools.
+ENV_COMMAND_CONFIG = "KAFKITO_COMMAND_CONFIG"
 
 _TOOLS = "kafkito.broker.tools."
 MIN_ITERATIONS = 4096  # broker.security.scram's, not imported here (hashlib at start-up)

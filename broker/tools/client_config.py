@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kafkito.broker.tools.args import ENV_COMMAND_CONFIG
 from kafkito.broker.tools.output import ToolError
 
-ENV_COMMAND_CONFIG = "KAFKITO_COMMAND_CONFIG"  # the default of --command-config, when set
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 LOGIN_MODULES = {

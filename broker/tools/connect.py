@@ -13,9 +13,8 @@ import logging
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from kafkito.broker.tools.client_config import ClientSecurity, load
 from kafkito.broker.tools.output import ToolError
 
 DEFAULT_BOOTSTRAP = "127.0.0.1:9092"
@@ -65,6 +64,10 @@ class _Heard(logging.Handler):
         self.messages.append(record.getMessage())
 
 
+if TYPE_CHECKING:
+    from kafkito.broker.tools.client_config import ClientSecurity
+
+
 def _refusal(bootstrap: str, security: ClientSecurity, heard: list[str]) -> str:
     """One line for a bootstrap that timed out: the client's reason, and what to check."""
     text = " ".join(heard)
@@ -90,6 +93,8 @@ def _refusal(bootstrap: str, security: ClientSecurity, heard: list[str]) -> str:
 
 def _common(target: Target) -> dict[str, Any]:
     check_reachable(target.bootstrap_server)
+    from kafkito.broker.tools.client_config import load  # not at parse time: the parser imports this module
+
     security = load(target.command_config)
     return {
         "bootstrap_servers": target.bootstrap_server.split(","),
@@ -113,6 +118,8 @@ def _bootstrapping(target: Target) -> Iterator[None]:
     except KafkaTimeoutError as exc:
         if "bootstrap" not in str(exc):
             raise ToolError(describe_error(exc)) from None
+        from kafkito.broker.tools.client_config import load
+
         raise ToolError(
             _refusal(target.bootstrap_server, load(target.command_config), heard.messages)
         ) from None
