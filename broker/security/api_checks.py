@@ -5,6 +5,9 @@ check (built from `request_checks`' blocks; the group and transaction APIs' are 
 APIs absent from the table need no ACL (ApiVersions, SASL); DescribeCluster only reports the
 principal's cluster operations. Fetch and OffsetCommit encode their own responses: their handlers refuse the
 topics themselves (`authorizer.denied`); here only a replica's Fetch is checked (CLUSTER_ACTION).
+An entry that names its topic by id (Produce v13, OffsetFetch v10, TxnOffsetCommit v6) is decided by
+the name its id resolves to (`request_checks.topic_name`), before its handler runs; an id no topic has
+is left to the handler, which answers UNKNOWN_TOPIC_ID whatever the ACLs, as Kafka 4.4 does.
 """
 
 from __future__ import annotations

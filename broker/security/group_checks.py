@@ -64,7 +64,8 @@ def _offset_topics(ctx: RequestContext, holder: Any, asked_all: bool) -> None:
     authorizer = auth(ctx)
     kept = []
     for topic in holder.topics:
-        if authorizer.authorize(ctx, Op.DESCRIBE, Res.TOPIC, topic.name):
+        name = topic_name(ctx, topic)  # v10 answers by id; None: an id no topic has (UNKNOWN_TOPIC_ID)
+        if name is None or authorizer.authorize(ctx, Op.DESCRIBE, Res.TOPIC, name):
             kept.append(topic)
         elif not asked_all:
             for p in topic.partitions:

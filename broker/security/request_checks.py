@@ -134,7 +134,12 @@ def topic_check(op: Op, attr: str = "name") -> Callable[[RequestContext], Decide
         authorizer = auth(ctx)
 
         def decide(entry: Any) -> ErrorCode | None:
-            name = entry if isinstance(entry, str) else getattr(entry, attr)
+            if isinstance(entry, str):
+                name: str | None = entry
+            elif names_topic_by_id(entry, ctx.version):
+                name = topic_name(ctx, entry)  # None: no topic has the id, the handler says so
+            else:
+                name = getattr(entry, attr)
             if name is None or authorizer.authorize(ctx, op, Res.TOPIC, name):
                 return None
             return TOPIC_DENIED
@@ -218,10 +223,29 @@ def txn_check(attr: str = "transactional_id") -> Check:
     return whole(Res.TRANSACTIONAL_ID, Op.WRITE, attr, TXN_DENIED)
 
 
+def names_topic_by_id(entry: Any, version: int) -> bool:
+    """Whether a request or response entry names its topic only by id at this version (Produce v13+,
+    OffsetCommit/OffsetFetch v10+, TxnOffsetCommit v6+): its name is not on the wire and reads as ""."""
+    struct = getattr(type(entry), "_struct", None)
+    if struct is None:
+        return False
+    topic_id, name = struct.fields.get("topic_id"), struct.fields.get("name")
+    return (
+        topic_id is not None
+        and topic_id.for_version_q(version)
+        and (name is None or not name.for_version_q(version))
+    )
+
+
 def topic_name(ctx: RequestContext, entry: Any) -> str | None:
-    """A request entry's topic name, or the name of its topic id (None: not known here)."""
-    name = entry if isinstance(entry, str) else getattr(entry, "name", None)
-    if name is None and getattr(entry, "topic_id", None) is not None:
-        info = ctx.topics.get_by_id(entry.topic_id)
-        name = info.name if info is not None else None
+    """A request entry's topic name, or the name of its topic id (None: an id no topic has, or the zero
+    id, which the codec reads as None). A check resolves ids through here before it authorizes, so an
+    entry named by id is decided by its topic's name, as Kafka's handlers resolve ids first."""
+    if isinstance(entry, str):
+        return entry
+    name: str | None = getattr(entry, "name", None)
+    if name is None or (not name and names_topic_by_id(entry, ctx.version)):
+        topic_id = getattr(entry, "topic_id", None)
+        info = ctx.topics.get_by_id(topic_id) if topic_id is not None else None
+        return info.name if info is not None else None
     return name
