@@ -43,6 +43,7 @@ AT_LEAST: dict[str, int] = {
     "group.consumer.heartbeat.interval.ms": 1,
     "group.consumer.min.heartbeat.interval.ms": 1,
     "group.consumer.max.heartbeat.interval.ms": 1,
+    "group.consumer.assignment.interval.ms": 0,
     "group.consumer.max.size": 1,
     "offsets.topic.num.partitions": 1,
     "offsets.retention.minutes": 1,

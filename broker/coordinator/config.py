@@ -23,6 +23,7 @@ class CoordinatorConfig:
     group_consumer_heartbeat_interval_ms: int = default("group.consumer.heartbeat.interval.ms")
     group_consumer_min_heartbeat_interval_ms: int = default("group.consumer.min.heartbeat.interval.ms")
     group_consumer_max_heartbeat_interval_ms: int = default("group.consumer.max.heartbeat.interval.ms")
+    group_consumer_assignment_interval_ms: int = default("group.consumer.assignment.interval.ms")
     group_consumer_max_size: int = default("group.consumer.max.size")
     group_consumer_assignors: str = default("group.consumer.assignors")
     group_consumer_migration_policy: str = default("group.consumer.migration.policy")

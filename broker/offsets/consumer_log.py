@@ -107,7 +107,7 @@ def _key_and_value(r: ConsumerGroupRecord) -> tuple[ConsumerGroupKey, ConsumerVa
         return ConsumerGroupKey(MEMBER_METADATA, g, r.member_id), _member_value(r)
     if isinstance(r, ConsumerGroupTargetAssignmentMetadataRecord):
         return ConsumerGroupKey(TARGET_ASSIGNMENT_METADATA, g), TargetAssignmentMetadataValue(
-            r.assignment_epoch
+            r.assignment_epoch, r.assignment_timestamp_ms
         )
     if isinstance(r, ConsumerGroupTargetAssignmentMemberRecord):
         return ConsumerGroupKey(TARGET_ASSIGNMENT_MEMBER, g, r.member_id), TargetAssignmentMemberValue(
@@ -193,7 +193,7 @@ def _record(key: ConsumerGroupKey, v: ConsumerValue) -> ConsumerGroupRecord:
     if isinstance(v, MemberMetadataValue):
         return _member_record(key, v)
     if isinstance(v, TargetAssignmentMetadataValue):
-        return ConsumerGroupTargetAssignmentMetadataRecord(g, v.assignment_epoch)
+        return ConsumerGroupTargetAssignmentMetadataRecord(g, v.assignment_epoch, v.assignment_timestamp_ms)
     if isinstance(v, TargetAssignmentMemberValue):
         return ConsumerGroupTargetAssignmentMemberRecord(g, member, canonical(v.topic_partitions))
     if isinstance(v, CurrentMemberAssignmentValue):

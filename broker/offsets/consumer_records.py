@@ -118,9 +118,11 @@ class MemberMetadataValue(NamedTuple):
 
 
 class TargetAssignmentMetadataValue(NamedTuple):
-    """Type 6: the epoch of the group's target assignment."""
+    """Type 6: the epoch of the group's target assignment, and when it was computed (tagged field 0,
+    written when not 0)."""
 
     assignment_epoch: int
+    assignment_timestamp_ms: int = 0
 
 
 class TargetAssignmentMemberValue(NamedTuple):
@@ -268,7 +270,9 @@ def encode_consumer_value(value: ConsumerValue) -> bytes:
     if isinstance(value, MemberMetadataValue):
         return head + _member_metadata(value)
     if isinstance(value, TargetAssignmentMetadataValue):
-        return head + I32.pack(value.assignment_epoch) + NO_TAGGED_FIELDS
+        stamp = value.assignment_timestamp_ms
+        tags = [(0, I64.pack(stamp))] if stamp != 0 else []
+        return head + I32.pack(value.assignment_epoch) + tagged_section(tags)
     if isinstance(value, TargetAssignmentMemberValue):
         return head + _topic_partitions(value.topic_partitions) + NO_TAGGED_FIELDS
     if isinstance(value, CurrentMemberAssignmentValue):
@@ -361,8 +365,7 @@ def _read_member_metadata(r: Reader) -> MemberMetadataValue:
 
 def _read_target_metadata(r: Reader) -> TargetAssignmentMetadataValue:
     epoch = r.i32()
-    r.tagged_fields()
-    return TargetAssignmentMetadataValue(epoch)
+    return TargetAssignmentMetadataValue(epoch, _tag_int64(r.tagged(), 0, 0))
 
 
 def _read_target_member(r: Reader) -> TargetAssignmentMemberValue:

@@ -2,10 +2,12 @@
 a second member makes the first revoke one, both reconcile; a member epoch from the future, a stale
 one and an unknown member id are refused; members leave.
 
-Kafka 4.4 computes assignments in the background at most once per group.consumer.assignment.interval.ms,
-so a heartbeat's answer right after a change depends on timing: members heartbeat (unrecorded) until
-the group is reconciled, as clients do at their interval, and what is compared is the settled split
-and the answers that do not depend on it.
+Kafka 4.4 (and kafkito) compute a group's target assignment at most once per
+group.consumer.assignment.interval.ms (1000 ms), on the first heartbeat after it has passed, so an
+answer right after a later change depends on timing: members heartbeat (unrecorded) until the group
+is reconciled, as clients do at their interval, and what is compared is the first member's join (a
+new group's first target is computed at once, at epoch 2: a new group is at epoch 1), the settled
+split and the answers that do not depend on timing.
 """
 
 # ruff: noqa: E501 - requests are written one per line, as tables of their fields
@@ -49,13 +51,18 @@ class Member:
         return sorted(p for t in self.owns for p in t["partitions"])
 
 
-def join(side: Side, group: str, member: Member, topics: list[str], label: str) -> None:
-    """A member's first heartbeat; its epoch and assignment depend on when Kafka last assigned (the
-    target of a later epoch, or none yet), so only the error and the interval are compared."""
+def join(side: Side, group: str, member: Member, topics: list[str], label: str, first: bool = False) -> None:
+    """A member's first heartbeat. A later member's epoch and assignment depend on when the group last
+    assigned (within the assignment interval it is given none yet), so only the error and the interval
+    are compared; the `first` member's are compared whole (its partitions by number)."""
     r = side.quietly(HEARTBEAT, 1, **member.fields(group, topics))
     member.take(r)
-    side.note(f"ConsumerGroupHeartbeat v1 {label}", None if r is None else {
-        "error_code": r.error_code, "heartbeat_interval_ms": r.heartbeat_interval_ms})  # fmt: skip
+    answer = (
+        None if r is None else {"error_code": r.error_code, "heartbeat_interval_ms": r.heartbeat_interval_ms}
+    )
+    if first and r is not None:
+        answer |= {"member_epoch": r.member_epoch, "partitions": member.partitions()}
+    side.note(f"ConsumerGroupHeartbeat v1 {label}", answer)
 
 
 def reconciled(side: Side, group: str, members: list[Member]) -> bool:
@@ -82,7 +89,7 @@ def consumer_group_heartbeats(side: Side) -> None:
     )
     create(side, t, "two partitions", PARTITIONS)
     side.request(FIND_COORDINATOR, 4, "group", key_type=0, coordinator_keys=[g])
-    join(side, g, m1, [t], "m1 joins")
+    join(side, g, m1, [t], "m1 joins", first=True)
     side.wait_for("m1 reconciled", lambda: reconciled(side, g, [m1]))
     side.note("m1 alone", {"m1": m1.partitions()})
     join(side, g, m2, [t], "m2 joins")

@@ -72,17 +72,17 @@ def test_unknown_member_and_fenced_epochs() -> None:
     h.join("g", c)
     converge(h, "g", [a, b, c])
     member = h.group("g").members["a"]
-    assert (member.member_epoch, member.previous_member_epoch) == (3, 2)
+    assert (member.member_epoch, member.previous_member_epoch) == (4, 3)
     # An older epoch that is not the previous one is fenced...
     behind = h.heartbeat(heartbeat_request("g", "a", 1, owned=a.owned_wire()))
     assert behind.error is ErrorCode.FENCED_MEMBER_EPOCH
     # ...and so is the previous one while owning more than assigned...
     everything = ((next(iter(a.owned)), (0, 1, 2)),)
-    greedy = h.heartbeat(heartbeat_request("g", "a", 2, owned=everything))
+    greedy = h.heartbeat(heartbeat_request("g", "a", 3, owned=everything))
     assert greedy.error is ErrorCode.FENCED_MEMBER_EPOCH
     # ...but the previous epoch owning a subset is fine: the member missed an answer.
-    stale = h.heartbeat(heartbeat_request("g", "a", 2, owned=a.owned_wire()))
-    assert stale.error is ErrorCode.NONE and stale.member_epoch == 3
+    stale = h.heartbeat(heartbeat_request("g", "a", 3, owned=a.owned_wire()))
+    assert stale.error is ErrorCode.NONE and stale.member_epoch == 4
 
 
 def test_a_fenced_member_rejoins_under_its_id_with_epoch_zero() -> None:

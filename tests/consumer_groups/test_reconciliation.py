@@ -30,13 +30,14 @@ def _two_members() -> tuple[Harness, Member, Member]:
     return h, a, b
 
 
-def test_a_first_member_gets_every_partition_at_epoch_one() -> None:
+def test_a_first_member_gets_every_partition_at_epoch_two() -> None:
     h = Harness()
     topic = h.topics.create("t", 6)
     a = Member("a", ("t",))
     result = h.join("g", a)
     assert result.error is ErrorCode.NONE
-    assert result.member_epoch == 1
+    # As Kafka 4.4's: a new group is at epoch 1, so its first member's join bumps it to 2.
+    assert result.member_epoch == 2
     assert result.heartbeat_interval_ms == 5000
     assert a.owned == {topic.topic_id: frozenset(range(6))}
     assert h.group("g").state is ConsumerGroupState.STABLE
@@ -46,21 +47,21 @@ def test_revoke_before_assign() -> None:
     h, a, b = _two_members()
     joined = h.join("g", b)
     # b is at the new epoch but gets nothing yet: a still owns every partition.
-    assert joined.member_epoch == 2
+    assert joined.member_epoch == 3
     assert b.owned == {}
     assert h.group("g").members["b"].state is MemberState.UNRELEASED_PARTITIONS
     # a is told to revoke half (it keeps its epoch until it has).
     first = h.beat("g", a, release_all=False)
-    assert first.member_epoch == 1
+    assert first.member_epoch == 2
     assert h.group("g").members["a"].state is MemberState.UNREVOKED_PARTITIONS
     assert len(a.owned[next(iter(a.owned))]) == 6  # has not revoked yet
     # While a has not revoked, b still gets nothing.
     assert h.beat("g", b).assignment is None
     assert b.owned == {}
     assert not owned_by_two([a, b])
-    # a revokes: its next heartbeat reports three partitions; it moves to epoch 2.
+    # a revokes: its next heartbeat reports three partitions; it moves to epoch 3.
     a.owned = dict(h.group("g").members["a"].assigned)
-    assert h.beat("g", a).member_epoch == 2
+    assert h.beat("g", a).member_epoch == 3
     # Now b gets the released partitions.
     got = h.beat("g", b)
     assert got.assignment is not None and sum(len(p) for _, p in got.assignment) == 3

@@ -51,6 +51,7 @@ class ConsumerGroup:
 
     __slots__ = (
         "assignment_epoch",
+        "assignment_timestamp_ms",
         "dead",
         "group_epoch",
         "group_id",
@@ -68,9 +69,11 @@ class ConsumerGroup:
 
     def __init__(self, group_id: str) -> None:
         self.group_id = group_id
-        self.group_epoch = 0
+        # Kafka's ModernGroup starts at epoch 1, so a new group's first bump makes it 2.
+        self.group_epoch = 1
         self.metadata_hash = 0
         self.assignment_epoch = 0
+        self.assignment_timestamp_ms = 0  # broker time the target was last computed; 0: never
         self.dead = False
         self.members: dict[str, ConsumerGroupMember] = {}
         self.target: dict[str, PartitionMap] = {}
@@ -134,6 +137,7 @@ class ConsumerGroup:
 
     def _replay_target_metadata(self, record: ConsumerGroupTargetAssignmentMetadataRecord) -> None:
         self.assignment_epoch = record.assignment_epoch
+        self.assignment_timestamp_ms = record.assignment_timestamp_ms
 
     def _replay_target(self, record: ConsumerGroupTargetAssignmentMemberRecord) -> None:
         self.target[record.member_id] = from_assignment(record.assignment)

@@ -79,7 +79,12 @@ class ConsumerGroups:
 
     def context(self) -> Context:
         return Context(
-            self.rt.topics, self.topics_version, self.rt.clock.now_ms(), self.assignors, self.default_assignor
+            self.rt.topics,
+            self.topics_version,
+            self.rt.clock.now_ms(),
+            self.assignors,
+            self.default_assignor,
+            self.rt.config.group_consumer_assignment_interval_ms,
         )
 
     def session_timeout_ms(self, group_id: str) -> int:

@@ -41,13 +41,26 @@ from kafkito.broker.coordinator.consumer.topics import TopicsView
 
 
 class Context(NamedTuple):
-    """What planning needs besides the group: topics, their change counter, the clock, assignors."""
+    """What planning needs besides the group: topics, their change counter, the clock, assignors,
+    and the group's assignment interval (`group.consumer.assignment.interval.ms`)."""
 
     topics: TopicsView
     topics_version: int
     now_ms: int
     assignors: Mapping[str, Assignor]
     default_assignor: Assignor
+    assignment_interval_ms: int = 0
+
+
+def may_assign(group: ConsumerGroup, ctx: Context) -> bool:
+    """Whether a heartbeat may compute a new target assignment now (Kafka's
+    canComputeNextTargetAssignment): the group never had one, batching is off (an interval of 0), or
+    the interval has passed since the last one. Otherwise the heartbeat reconciles against the last
+    target, and the first heartbeat of any member after the interval computes the next one: a burst
+    of joins costs one assignor run per interval instead of one per join."""
+    last = group.assignment_timestamp_ms
+    interval = ctx.assignment_interval_ms
+    return last == 0 or interval == 0 or ctx.now_ms >= last + interval
 
 
 class Plan(NamedTuple):
@@ -220,7 +233,7 @@ def heartbeat_plan(
         epoch, resolved = epoch_records(group, ctx, records, force, leaving, updated, deferred)
     target_epoch = group.assignment_epoch
     target = group.target.get(member.member_id if replaced is None else replaced.member_id, {})
-    if epoch > group.assignment_epoch:
+    if epoch > group.assignment_epoch and may_assign(group, ctx):
         target_records, target = _new_target(group, updated, replaced, records, ctx, epoch)
         records += target_records
         target_epoch = epoch
@@ -278,8 +291,9 @@ def _new_target(
     resolved = {r: v.topics for r, v in group.regexes.items()}
     resolved.update({r.regex: r.topics for r in written if isinstance(r, ConsumerGroupRegexRecord)})
     assignor = preferred_assignor(members, ctx.assignors, ctx.default_assignor)
+    known = lambda regex: resolved.get(regex, ())  # noqa: E731
     new_targets, records = compute_target(
-        group, targets, members, lambda regex: resolved.get(regex, ()), ctx.topics, assignor, epoch
+        group, targets, members, known, ctx.topics, assignor, epoch, ctx.now_ms
     )
     return records, new_targets.get(updated.member_id, {})
 

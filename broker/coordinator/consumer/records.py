@@ -72,10 +72,11 @@ class ConsumerGroupMemberRecord(NamedTuple):
 
 
 class ConsumerGroupTargetAssignmentMetadataRecord(NamedTuple):
-    """The epoch of the group's target assignment (key type 6)."""
+    """The epoch of the group's target assignment and the broker time it was computed at (key type 6)."""
 
     group_id: str
     assignment_epoch: int
+    assignment_timestamp_ms: int = 0
 
 
 class ConsumerGroupTargetAssignmentMemberRecord(NamedTuple):

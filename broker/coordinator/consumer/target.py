@@ -41,9 +41,11 @@ def compute_target(
     topics: TopicsView,
     assignor: Assignor,
     epoch: int,
+    now_ms: int = 0,
 ) -> tuple[dict[str, PartitionMap], list[ConsumerGroupRecord]]:
     """The new target of every member of `members` (the group's members as they will be) at
-    `epoch`, and its records: one per member whose target changed, then the target epoch.
+    `epoch`, and its records: one per member whose target changed, then the target epoch (stamped
+    `now_ms`, which the assignment interval counts from).
     `current` is each member's target so far (a static member taking over inherits its target)."""
     specs: dict[str, MemberSpec] = {}
     wanted: set[uuid.UUID] = set()
@@ -72,5 +74,5 @@ def compute_target(
             records.append(
                 ConsumerGroupTargetAssignmentMemberRecord(group.group_id, member_id, to_assignment(new))
             )
-    records.append(ConsumerGroupTargetAssignmentMetadataRecord(group.group_id, epoch))
+    records.append(ConsumerGroupTargetAssignmentMetadataRecord(group.group_id, epoch, now_ms))
     return target, records
