@@ -142,6 +142,11 @@ class Config:
     group_streams_max_heartbeat_interval_ms: int = prop(15000, "largest streams.heartbeat.interval.ms")
     group_streams_num_standby_replicas: int = prop(0, "standby replicas of each streams task")
     group_streams_max_standby_replicas: int = prop(2, "largest streams.num.standby.replicas")
+    group_streams_max_size: int = prop(2147483647, "members a streams group may hold")
+    group_streams_num_warmup_replicas: int = prop(2, "warm-up replicas of each streams task")
+    group_streams_max_warmup_replicas: int = prop(20, "largest streams.num.warmup.replicas")
+    group_streams_acceptable_recovery_lag: int = prop(10000, "offsets a streams task may lag and be caught up")
+    group_streams_task_offset_interval_ms: int = prop(60000, "how often streams members report task offsets")
     group_timeline_max_events: int = prop(500, "kafkito: events the group timeline keeps per group; 0: none")
     # offsets
     offsets_topic_num_partitions: int = prop(50, "partitions of __consumer_offsets (fixed once created)")
