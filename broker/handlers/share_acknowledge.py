@@ -64,7 +64,7 @@ def handle(ctx: RequestContext, request: ShareAcknowledgeRequest) -> Any:
     if epoch == FINAL_EPOCH:
         manager.release_session(session)
         manager.sessions.close(group_id, member_id)
-    leader = {"leader_id": ctx.cluster.node_id, "leader_epoch": 0}
+    leader = {"leader_id": 0, "leader_epoch": 0}  # as Kafka: the defaults, set only on a leader error
     entries: list[tuple[uuid.UUID, dict[str, Any]]] = [
         (
             topic_id,

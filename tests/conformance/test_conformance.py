@@ -7,10 +7,12 @@ import pytest
 from tests.conformance import (  # noqa: F401 - registers the scenarios
     scenarios_admin,
     scenarios_consumer_groups,
+    scenarios_delete_records,
     scenarios_groups,
     scenarios_kafka44,
     scenarios_quorum,
     scenarios_requests,
+    scenarios_share,
     scenarios_sweep,
     scenarios_txn,
 )
