@@ -42,6 +42,7 @@ def test_the_page_has_an_example_of_every_feature() -> None:
         "pytest.mark.kafkito",
         "kafkito.testing.start",
         ".advance(",
+        ".expire_member(",
         ".inject(",
         ".disconnect(",
         ".blackhole(",
@@ -63,6 +64,23 @@ def test_the_page_has_an_example_of_every_feature() -> None:
     ):
         assert feature in code, f"docs/testing.md has no example of {feature}"
     assert {b.language for b in BLOCKS} <= {*RUN_LANGUAGES, "text"}, "a block language the suite does not run"
+
+
+def test_the_examples_wait_for_conditions_not_for_time() -> None:
+    """No example sleeps, or waits for a consumer to go quiet: each waits on what it expects."""
+    for block in BLOCKS:
+        if block.language in RUN_LANGUAGES:
+            assert "sleep(" not in block.code and "sleep " not in block.code, where(block)
+            if "consumer_timeout_ms" in block.code:  # a bound on the wait, with islice stopping at the count
+                assert "islice" in block.code, f"{where(block)}: iterating until the consumer is idle"
+
+
+def test_the_page_says_how_to_install_kafkito_and_each_client() -> None:
+    text = PAGE.read_text()
+    for step in ("pip install -e /path/to/kafkito", "make install", "pip wheel", "python -m build",
+                 "pip install confluent-kafka", "pip install pytest"):  # fmt: skip
+        assert step in text, f"docs/testing.md does not say {step!r}"
+    assert "pip install kafkito\n" not in text and "`pip install kafkito`" not in text  # not on PyPI
 
 
 def test_the_readme_links_the_page() -> None:
