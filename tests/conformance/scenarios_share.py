@@ -102,8 +102,7 @@ def _earliest(side: Side, group: str) -> None:
 
 def _one_committed_record(side: Side, t: str) -> None:
     """Offset 0: one transactional record; offset 1: its commit marker, written by a real client's
-    transaction (Kafka 4.4 gave a raw batch stamped in 2023 without its marker: see the report of
-    this scenario's commit)."""
+    transaction (a raw batch stamped in 2023 was acquired by Kafka 4.4 without its marker)."""
     producer = confluent_kafka.Producer(
         {"bootstrap.servers": side.bootstrap, "transactional.id": side.name("txn")}
     )
