@@ -28,8 +28,12 @@ install-dev: $(BIN)/python
 	@$(COMPILE)
 	@touch $(STAMP)
 
+# PySpark (pinned to a release whose spark-sql-kafka-0-10 is on Maven Central) and, once, Spark's own
+# Kafka connector for it, resolved by Spark's Ivy into ~/.ivy2 (kafkito_spark/packages.py).
 install-spark: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[spark]'
+	@$(BIN)/python -m kafkito_spark.packages 2>$(VENV)/spark-packages.log \
+	  || { tail -20 $(VENV)/spark-packages.log >&2; exit 1; }
 
 # Test clients that do not come from PyPI: kcat from Debian, KafkaJS from npm, the Go clients
 # (IBM/sarama, segmentio/kafka-go, franz-go) from the Go module proxy as tests/go_clients/go.mod and
@@ -118,9 +122,11 @@ bench: install-dev
 	$(BIN)/python bench/latency.py --records 500 --warmup 50 --runs 1  # a Tansu record takes ~250 ms
 	$(BIN)/python bench/offsets.py
 
-# The clicks pipeline (generator -> Spark windowed counts -> results topic -> check) on `make run`'s broker.
+# The clicks pipeline (generator -> Spark windowed counts -> results topic -> check) on `make run`'s broker,
+# through Spark's own Kafka connector; `make pipeline CONNECTOR=kafkito` runs it on kafkito_spark.
+CONNECTOR ?= kafka
 pipeline: install-spark
-	$(BIN)/python -m pipelines.clicks --bootstrap $(HOST):$(PORT)
+	$(BIN)/python -m pipelines.clicks --bootstrap $(HOST):$(PORT) --connector $(CONNECTOR)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -88,25 +88,22 @@ def resolve(
 def rate_limit(
     start: Mapping[TopicPartition, int], latest: Mapping[TopicPartition, int], limit: int
 ) -> Offsets:
-    """Advance at most `limit` offsets in total, shared in proportion to each partition's backlog.
-
-    Shares are floored, then the remainder goes one offset at a time to the largest fractions, so
-    the total is exactly `limit` when the backlog exceeds it and no partition passes its latest.
-    `start` must name every partition of `latest`.
+    """Advance at most about `limit` offsets in total, shared in proportion to each partition's backlog,
+    as Spark's Kafka connector shares `maxOffsetsPerTrigger`: each partition's share is floored, but a
+    share below one offset is rounded up so that a small partition is never starved (so the total
+    may fall short of `limit` by up to one offset a partition, or pass it by the partitions rounded
+    up). No partition passes its latest. `start` must name every partition of `latest`.
     """
     backlog = {tp: max(0, end - start[tp]) for tp, end in latest.items()}
     total = sum(backlog.values())
     if total <= limit:
         return dict(latest)
-    shares: dict[TopicPartition, int] = {}
-    fractions: list[tuple[int, TopicPartition]] = []
-    for tp, size in sorted(backlog.items()):
-        whole, rest = divmod(size * limit, total)
-        shares[tp] = whole
-        fractions.append((-rest, tp))
-    for _, tp in sorted(fractions)[: limit - sum(shares.values())]:
-        shares[tp] += 1
-    return {tp: start[tp] + shares[tp] if backlog[tp] else end for tp, end in latest.items()}
+    ends: Offsets = {}
+    for tp, end in latest.items():
+        whole, rest = divmod(backlog[tp] * limit, total)
+        share = 1 if whole == 0 and rest else whole
+        ends[tp] = min(end, start[tp] + share)
+    return ends
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,9 @@
 """The Spark job: clicks -> per-page counts in event-time windows with a watermark -> results topic.
 
 Runs with `python -m pipelines.clicks.job` on a local Spark, or unchanged with `spark-submit` on a
-cluster (every node needs `pip install kafkito[spark]`; see the README's "Spark pipelines").
+cluster (see the README's "Spark pipelines"). It reads and writes through Spark's own Kafka connector
+(`format("kafka")`, spark-sql-kafka-0-10) by default; `connector="kafkito"` (`--connector kafkito`)
+runs it unchanged on kafkito_spark, the pure-Python source and sink with the same options.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING
 
 import kafkito_spark
+from kafkito_spark.packages import kafka_package
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -19,6 +22,7 @@ if TYPE_CHECKING:
 
 CLICKS_TOPIC = "clicks"
 COUNTS_TOPIC = "click-counts"
+CONNECTORS = ("kafka", "kafkito")
 GROUP_ID = "clicks-per-page"
 WINDOW = "1 minute"
 WATERMARK_DELAY = "30 seconds"
@@ -63,9 +67,10 @@ def start(
     group_id: str = GROUP_ID,
     max_offsets_per_trigger: int | None = None,
     available_now: bool = True,
+    connector: str = "kafka",
 ) -> StreamingQuery:
     """Start the streaming query; with `available_now` it stops once it has caught up."""
-    fmt = kafkito_spark.register(spark)
+    fmt = kafkito_spark.register(spark) if connector == "kafkito" else "kafka"
     reader = (
         spark.readStream.format(fmt)
         .option("kafka.bootstrap.servers", bootstrap)
@@ -91,7 +96,8 @@ def start(
 
 
 def session(app_name: str = "clicks-per-page") -> SparkSession:
-    """Under spark-submit, the submit command's Spark; otherwise a small local one (2 cores, no UI)."""
+    """Under spark-submit, the submit command's Spark; otherwise a small local one (2 cores, no UI)
+    with Spark's Kafka connector for this PySpark (resolved by Ivy; `make install-spark` fetched it)."""
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName(app_name)
@@ -104,6 +110,7 @@ def session(app_name: str = "clicks-per-page") -> SparkSession:
             .config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.shuffle.partitions", "2")
             .config("spark.driver.memory", "512m")
+            .config("spark.jars.packages", kafka_package())
         )
     spark = builder.config("spark.sql.session.timeZone", "UTC").getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
@@ -115,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bootstrap", default="127.0.0.1:9092")
     parser.add_argument("--checkpoint", default="./spark-checkpoints/clicks-per-page")
     parser.add_argument("--max-offsets-per-trigger", type=int, default=None)
+    parser.add_argument("--connector", choices=CONNECTORS, default="kafka")
     parser.add_argument(
         "--continuous", action="store_true", help="keep running (5 s trigger) instead of catching up"
     )
@@ -127,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
             args.checkpoint,
             max_offsets_per_trigger=args.max_offsets_per_trigger,
             available_now=not args.continuous,
+            connector=args.connector,
         )
         query.awaitTermination()
         for progress in query.recentProgress:

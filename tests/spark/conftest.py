@@ -36,13 +36,15 @@ def bootstrap(kafkito: ThreadBroker) -> str:
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
-    """One small local Spark (2 cores, ~400 MB JVM) with the `kafkito` source registered."""
+    """One small local Spark (2 cores, ~400 MB JVM) with Spark's own Kafka connector (Ivy resolves
+    it, from ~/.ivy2 after `make install-spark`) and the `kafkito` source registered."""
     os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
     os.environ["PYSPARK_PYTHON"] = sys.executable  # workers import kafkito_spark from this venv
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     from pyspark.sql import SparkSession
 
     import kafkito_spark
+    from kafkito_spark.packages import kafka_package
 
     session = (
         SparkSession.builder.master("local[2]")
@@ -53,6 +55,7 @@ def spark() -> Iterator[SparkSession]:
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.streaming.stopTimeout", "30s")
+        .config("spark.jars.packages", kafka_package())
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")

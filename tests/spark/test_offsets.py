@@ -73,15 +73,33 @@ def test_rate_limit_shares_the_limit_in_proportion_to_backlog() -> None:
     st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 500)), min_size=1, max_size=8),
     st.integers(1, 2_000),
 )
-def test_rate_limit_takes_exactly_the_limit_and_stays_within_each_partition(
+def test_rate_limit_shares_as_sparks_connector_and_stays_within_each_partition(
     parts: list[tuple[int, int]], limit: int
 ) -> None:
     start = {("t", i): s for i, (s, _) in enumerate(parts)}
     latest = {("t", i): s + n for i, (s, n) in enumerate(parts)}
     end = rate_limit(start, latest, limit)
     backlog = sum(n for _, n in parts)
-    assert sum(end[tp] - start[tp] for tp in start) == min(limit, backlog)
+    taken = sum(end[tp] - start[tp] for tp in start)
     assert all(start[tp] <= end[tp] <= latest[tp] for tp in start)
+    if backlog <= limit:
+        assert end == latest
+    else:  # floored shares, and a share below one offset rounded up to one
+        assert limit - len(parts) < taken <= limit + len(parts)
+        assert all(end[tp] > start[tp] for tp in start if latest[tp] > start[tp])
+
+
+def test_rate_limit_floors_shares_as_sparks_connector_does() -> None:
+    start = {("t", p): 0 for p in range(3)}
+    latest = {("t", p): 200 for p in range(3)}
+    # 301 over three equal backlogs: Spark's connector takes 100 from each (its first batch of the
+    # clicks pipeline is 300 records), never 101 from one
+    assert rate_limit(start, latest, 301) == {("t", p): 100 for p in range(3)}
+    # a backlog whose share is below one offset still moves by one
+    assert rate_limit({("t", 0): 0, ("t", 1): 0}, {("t", 0): 1000, ("t", 1): 1}, 10) == {
+        ("t", 0): 9,
+        ("t", 1): 1,
+    }
 
 
 @given(

@@ -1,4 +1,5 @@
-"""The clicks pipeline on kafkito: Spark's windowed counts equal a pure-Python computation of the windows."""
+"""The clicks pipeline on kafkito: Spark's windowed counts equal a pure-Python computation of the windows,
+through Spark's own Kafka connector and through kafkito_spark alike."""
 
 from __future__ import annotations
 
@@ -36,8 +37,9 @@ def test_generated_clicks_close_every_window_but_the_last() -> None:
 
 
 @pytest.mark.spark
+@pytest.mark.parametrize("connector", ["kafka", "kafkito"])
 def test_windowed_counts_match_a_pure_python_computation(
-    spark: SparkSession, bootstrap: str, new_topic: Callable[..., str], checkpoint: str
+    connector: str, spark: SparkSession, bootstrap: str, new_topic: Callable[..., str], checkpoint: str
 ) -> None:
     clicks_topic, counts_topic = new_topic(3, suffix="-clicks"), new_topic(1, suffix="-counts")
     clicks = generate(600, start_ms=1_700_000_000_000, seed=11)
@@ -51,6 +53,7 @@ def test_windowed_counts_match_a_pure_python_computation(
         counts_topic=counts_topic,
         group_id=f"{clicks_topic}-job",
         max_offsets_per_trigger=301,
+        connector=connector,
     )
     query.awaitTermination()
 
@@ -59,4 +62,4 @@ def test_windowed_counts_match_a_pure_python_computation(
     assert len(produced) == len(expected) > 30
     assert check.compare(expected, produced) == []
     assert check.check(bootstrap, clicks_topic, counts_topic) == []
-    assert [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]] == [301, 300]
+    assert [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]] == [300, 301]
