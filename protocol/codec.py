@@ -38,7 +38,7 @@ MESSAGES: dict[int, tuple[str, str]] = {
     15: ("kafka.protocol.admin.groups", "DescribeGroups"),
     16: ("kafka.protocol.admin.groups", "ListGroups"),
     17: ("kafka.protocol.sasl", "SaslHandshake"),
-    18: ("kafka.protocol.metadata.api_versions", "ApiVersions"),
+    18: ("kafkito.protocol.api_versions", "ApiVersions"),
     19: ("kafka.protocol.admin.topics", "CreateTopics"),
     20: ("kafka.protocol.admin.topics", "DeleteTopics"),
     21: ("kafka.protocol.admin.topics", "DeleteRecords"),

@@ -24,7 +24,7 @@ APIS: tuple[tuple[str, int, int, int], ...] = (
     ("alter_replica_log_dirs", 34, 0, 2),
     ("alter_share_group_offsets", 91, 0, 0),
     ("alter_user_scram_credentials", 51, 0, 0),
-    ("api_versions", 18, 0, 4),
+    ("api_versions", 18, 0, 5),
     ("consumer_group_describe", 69, 0, 1),
     ("consumer_group_heartbeat", 68, 0, 1),
     ("create_acls", 30, 0, 3),

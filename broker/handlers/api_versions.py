@@ -2,10 +2,13 @@
 
 v1 adds throttle_time_ms; v3 is flexible and carries the client's software name/version, and the
 response the cluster's feature levels in tagged fields (`broker/features.py`); v4 also lists supported
-features whose minimum level is 0. A request of a version we do not know is answered by dispatch as v0
-with UNSUPPORTED_VERSION (KIP-511). The ranges are Kafka 3.9's lowest versions, or Kafka 4's with
-`kafkito.api.versions.kafka4.minimums=true`. A broker pinned to a Kafka release (`kafkito.as.version`)
-answers with that release's ranges and feature levels instead (`broker/pinned_versions.py`).
+features whose minimum level is 0; v5 (KIP-1242) takes the cluster id and node id the client means to
+reach: both or neither (else INVALID_REQUEST), and either not this node's is REBOOTSTRAP_REQUIRED, with
+no versions, so the client bootstraps again. A request of a version we do not know is answered by
+dispatch as v0 with UNSUPPORTED_VERSION (KIP-511). The ranges are Kafka 3.9's lowest versions, or
+Kafka 4's with `kafkito.api.versions.kafka4.minimums=true`. A broker pinned to a Kafka release
+(`kafkito.as.version`) answers with that release's ranges and feature levels instead
+(`broker/pinned_versions.py`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from kafkito.broker.pinned_versions import PinnedVersions, pinned
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 18
-VERSIONS = (0, 4)
+VERSIONS = (0, 5)
+INTENDED_NODE_SINCE = 5
 
 
 # Produce is advertised from v0 also with Kafka 4's minimums, where it is answered from v3 on (KIP-896),
@@ -56,6 +60,8 @@ class ApiVersionsRequest(Protocol):
 
     client_software_name: str | None  # v3+
     client_software_version: str | None  # v3+
+    cluster_id: str | None  # v5+
+    node_id: int  # v5+, -1 when not given
 
 
 def handle(ctx: RequestContext, request: ApiVersionsRequest) -> Any:
@@ -65,6 +71,8 @@ def handle(ctx: RequestContext, request: ApiVersionsRequest) -> Any:
         ver = request.client_software_version or ""
         if not (_valid_software(name) and _valid_software(ver)):
             error = ErrorCode.INVALID_REQUEST
+        elif ctx.version >= INTENDED_NODE_SINCE:
+            error = _intended_node(ctx, request.cluster_id, request.node_id)
     if error is not ErrorCode.NONE:  # as Kafka: the error alone, no versions to go on with
         return ctx.response(error_code=error, api_keys=[], throttle_time_ms=0)
     release = ctx.configs.config.kafkito_as_version
@@ -108,6 +116,18 @@ def _pinned_feature_fields(api_version: int, versions: PinnedVersions) -> dict[s
         ],
         zk_migration_ready=False,
     )
+
+
+def _intended_node(ctx: RequestContext, cluster_id: str | None, node_id: int) -> ErrorCode:
+    """v5: whether the cluster and node the client names (both, or neither) are this node's."""
+    if cluster_id is None and node_id == -1:
+        return ErrorCode.NONE
+    if cluster_id is None or node_id == -1:
+        return ErrorCode.INVALID_REQUEST
+    cluster = ctx.cluster
+    if cluster_id != cluster.cluster_id or node_id != cluster.node_id:
+        return ErrorCode.REBOOTSTRAP_REQUIRED
+    return ErrorCode.NONE
 
 
 def _valid_software(value: str) -> bool:

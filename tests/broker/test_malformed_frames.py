@@ -101,7 +101,7 @@ def test_api_versions_of_unknown_version_answers_v0_with_its_own_range(broker: T
         assert response.header.correlation_id == 42
         assert response.error_code == ErrorCode.UNSUPPORTED_VERSION
         ranges = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
-        assert ranges == {18: (0, 4)}
+        assert ranges == {18: (0, 5)}
 
 
 @pytest.mark.parametrize(("name", "version"), [("", "1"), ("bad name", "1"), ("ok", "-1.0"), ("ok", "1.")])

@@ -184,3 +184,29 @@ def feature_levels(side: Side) -> None:
     for label, wanted in updates:
         side.request(UPDATE_FEATURES, 2, label, timeout_ms=5000, validate_only=True,
                      feature_updates=[{"feature": f, "max_version_level": level, "upgrade_type": kind} for f, level, kind in wanted])  # fmt: skip
+
+
+@scenario("api")
+def api_versions_intended_node(side: Side) -> None:
+    """ApiVersions v5 (KIP-1242) naming the cluster and node the client means to reach: this node, another
+    cluster or node (REBOOTSTRAP_REQUIRED), one of the two alone (INVALID_REQUEST), and a bad software
+    name with another cluster (INVALID_REQUEST: the name is checked first). The API ranges of an answer
+    with no error are compared by sweep-18."""
+    cluster_id = side.quietly(DESCRIBE_CLUSTER, 2, include_cluster_authorized_operations=False, endpoint_type=1,
+                              include_fenced_brokers=False).cluster_id  # fmt: skip
+    for label, software, cluster, node in (
+        ("this node", "conformance", cluster_id, 1),
+        ("another cluster", "conformance", "AAAAAAAAAAAAAAAAAAAAAA", 1),
+        ("another node", "conformance", cluster_id, 2),
+        ("an empty cluster id", "conformance", "", 1),
+        ("the cluster alone", "conformance", cluster_id, -1),
+        ("the node alone", "conformance", None, 1),
+        ("a bad software name and another cluster", "-bad", "AAAAAAAAAAAAAAAAAAAAAA", 1),
+    ):
+        r = side.quietly(API_VERSIONS, 5, client_software_name=software, client_software_version="1.0",
+                         cluster_id=cluster, node_id=node)  # fmt: skip
+        side.note(f"ApiVersions v5 {label}", {  # what is listed is compared by sweep-18 and feature_levels
+            "error_code": r.error_code, "throttle_time_ms": r.throttle_time_ms, "lists api keys": bool(r.api_keys),
+            "lists features": bool(r.supported_features), "lists finalized features": bool(r.finalized_features),
+            "finalized_features_epoch": r.finalized_features_epoch if r.error_code else ">= 0",
+        })  # fmt: skip

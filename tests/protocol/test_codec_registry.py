@@ -1,5 +1,5 @@
 """The codec's api_key -> message class table matches kafka-python (and kafkito's own schemas for the
-APIs kafka-python lacks), and start-up loads none of it."""
+APIs and versions kafka-python lacks), and start-up loads none of it."""
 
 from __future__ import annotations
 
@@ -21,8 +21,10 @@ _PACKAGES = (
 _CLIENT = ("kafka.admin", "kafka.consumer", "kafka.producer", "kafka.net")
 # Messages kafka-python does not ship, built by its machinery from kafkito's own JSON schemas.
 _OWN = (
+    "kafkito.protocol.api_versions",
     "kafkito.protocol.consumer_groups",
     "kafkito.protocol.delegation_tokens",
+    "kafkito.protocol.group_offsets",
     "kafkito.protocol.share_fetch",
     "kafkito.protocol.share_groups",
     "kafkito.protocol.streams_groups",
@@ -44,7 +46,11 @@ def _kafka_python_messages() -> tuple[dict[int, Any], dict[int, Any]]:
         if getattr(cls, "_class_version", None) is not None or cls._json is None:
             continue
         if cls.__module__.startswith((*_PACKAGES, *_OWN)):
-            (requests if cls.is_request() else responses)[cls.API_KEY] = cls
+            table = requests if cls.is_request() else responses
+            known = table.get(cls.API_KEY)
+            # kafkito's own class of an API (newer versions than kafka-python's) is the codec's
+            if known is None or not known.__module__.startswith(_OWN):
+                table[cls.API_KEY] = cls
     return requests, responses
 
 
