@@ -2,6 +2,7 @@
 
 Run: .venv/bin/python bench/consumer_groups.py [--sizes 10,100,1000] [--runs 3] [--members 1000]
                                               [--connections 100] [--window 64] [--seconds 5]
+                                              [--baseline DIR] [--set KEY=VALUE ...]
 
 Raw heartbeats over the wire: an asyncio load generator (no client library) against a `kafkito serve`
 process on 127.0.0.1, a fresh broker for each measurement, the two protocols interleaved run by run.
@@ -49,13 +50,14 @@ REBALANCE_TIMEOUT_MS = 60_000
 
 
 @contextmanager
-def kafkito(exe: str) -> Iterator[tuple[int, int]]:
-    """A broker with no initial rebalance delay and Kafka's consumer-group defaults."""
+def kafkito(exe: str, extra: tuple[str, ...] = ()) -> Iterator[tuple[int, int]]:
+    """A broker with no initial rebalance delay and Kafka's consumer-group defaults (`extra`: more
+    `kafkito serve` arguments)."""
     port = free_port()
     with tempfile.TemporaryDirectory() as data:
         proc = subprocess.Popen(
             [exe, "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", data,
-             "--log-level", "warning", "--set", "group.initial.rebalance.delay.ms=0"],
+             "--log-level", "warning", "--set", "group.initial.rebalance.delay.ms=0", *extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         try:
@@ -189,39 +191,44 @@ async def new_formation(port: int, n: int) -> float:
     return elapsed
 
 
-def formation_table(exe: str, sizes: list[int], runs: int) -> None:
+Broker = tuple[str, str, tuple[str, ...]]  # name, `kafkito` executable, extra `serve` arguments
+
+
+def formation_table(brokers: list[Broker], sizes: list[int], runs: int) -> None:
     print("(a) group formation, N members starting at once (first request -> all reconciled / synced)")
-    print("| protocol | members | median (ms) | min (ms) | max (ms) |")
-    print("|---|---|---|---|---|")
+    print("| broker | protocol | members | median (ms) | min (ms) | max (ms) |")
+    print("|---|---|---|---|---|---|")
     kinds = {"classic": classic_formation, "consumer (KIP-848)": new_formation}
     for n in sizes:
-        times: dict[str, list[float]] = {k: [] for k in kinds}
+        times: dict[tuple[str, str], list[float]] = {(b[0], k): [] for b in brokers for k in kinds}
         for _ in range(runs):
             for kind, measure in kinds.items():  # interleaved: each sees the same machine noise
-                with kafkito(exe) as (port, _):
-                    times[kind].append(asyncio.run(measure(port, n)) * 1000)
-        for kind, ts in times.items():
-            print(f"| {kind} | {n} | {statistics.median(ts):.0f} | {min(ts):.0f} | {max(ts):.0f} |")
+                for name, exe, extra in brokers:
+                    with kafkito(exe, extra) as (port, _):
+                        times[name, kind].append(asyncio.run(measure(port, n)) * 1000)
+        for (name, kind), ts in times.items():
+            print(f"| {name} | {kind} | {n} | {statistics.median(ts):.0f} | {min(ts):.0f} | {max(ts):.0f} |")
 
 
-def heartbeat_table(exe: str, args: argparse.Namespace) -> None:
+def heartbeat_table(brokers: list[Broker], args: argparse.Namespace) -> None:
     kinds = {"classic Heartbeat v4": classic_heartbeats, "ConsumerGroupHeartbeat v1": new_heartbeats}
-    rates: dict[str, list[float]] = {k: [] for k in kinds}
-    costs: dict[str, list[float]] = {k: [] for k in kinds}
+    rates: dict[tuple[str, str], list[float]] = {(b[0], k): [] for b in brokers for k in kinds}
+    costs: dict[tuple[str, str], list[float]] = {(b[0], k): [] for b in brokers for k in kinds}
     for _ in range(args.runs):
         for kind, measure in kinds.items():
-            with kafkito(exe) as (port, pid):
-                rate, cost = asyncio.run(
-                    measure(port, pid, args.members, args.connections, args.window, args.seconds)
-                )
-            rates[kind].append(rate)
-            costs[kind].append(cost)
+            for name, exe, extra in brokers:
+                with kafkito(exe, extra) as (port, pid):
+                    rate, cost = asyncio.run(
+                        measure(port, pid, args.members, args.connections, args.window, args.seconds)
+                    )
+                rates[name, kind].append(rate)
+                costs[name, kind].append(cost)
     print(f"(b) heartbeats, {args.members} members over {args.connections} connections, window {args.window}")
-    print("| request | runs | median heartbeats/s | broker CPU per heartbeat (us) |")
-    print("|---|---|---|---|")
-    for kind in kinds:
-        print(f"| {kind} | {args.runs} | {statistics.median(rates[kind]):,.0f} "
-              f"| {statistics.median(costs[kind]):.1f} |")  # fmt: skip
+    print("| broker | request | runs | median heartbeats/s | broker CPU per heartbeat (us) |")
+    print("|---|---|---|---|---|")
+    for name, kind in rates:
+        print(f"| {name} | {kind} | {args.runs} | {statistics.median(rates[name, kind]):,.0f} "
+              f"| {statistics.median(costs[name, kind]):.1f} |")  # fmt: skip
 
 
 def main() -> None:
@@ -234,6 +241,10 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=100)
     parser.add_argument("--window", type=int, default=64, help="heartbeats in flight per connection")
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--baseline", metavar="DIR", help="also measure the kafkito of DIR/.venv")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="a property for this tree's broker"
+    )
     args = parser.parse_args()
     try:
         import uvloop
@@ -241,13 +252,16 @@ def main() -> None:
         uvloop.install()
     except ImportError:
         pass
-    exe = kafkito_executable()
+    extra = tuple(arg for kv in args.set for arg in ("--set", kv))
+    brokers: list[Broker] = [("kafkito", kafkito_executable(), extra)]
+    if args.baseline:
+        brokers.append((f"kafkito ({args.baseline})", kafkito_executable(args.baseline), ()))
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if sizes:
-        formation_table(exe, sizes, args.runs)
+        formation_table(brokers, sizes, args.runs)
     if args.members:
         print()
-        heartbeat_table(exe, args)
+        heartbeat_table(brokers, args)
 
 
 if __name__ == "__main__":

@@ -212,7 +212,7 @@ def _arguments() -> argparse.Namespace:
 
 def main() -> None:
     args = _arguments()
-    brokers: list[tuple[str, BrokerCommand]] = brokers_to_measure(args.only, args.baseline)
+    brokers: list[tuple[str, BrokerCommand]] = brokers_to_measure(args.only, args.baseline, kafka=args.kafka)
     results: dict[str, list[Result]] = {name: [] for name, _ in brokers}
     for run in range(args.runs):
         for name, command in brokers:  # interleaved, so all see the same machine noise

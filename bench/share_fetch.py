@@ -23,7 +23,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from multiprocessing.synchronize import Barrier, Event
 from typing import Any
 
@@ -131,7 +131,14 @@ def member(bootstrap: str, ready: Barrier, stop: Event, results: Any, counted: A
 
 def measure(exe: str, members: int, records: int, size: int, batch: int) -> dict[str, Any]:
     """One run with `members` share consumers: records/s from t0, per-member counts, redeliveries."""
-    with kafkito(exe) as (bootstrap, pid):
+    return measure_on(kafkito(exe), members, records, size, batch)
+
+
+def measure_on(
+    broker: AbstractContextManager[tuple[str, int]], members: int, records: int, size: int, batch: int
+) -> dict[str, Any]:
+    """`measure` on a broker given as a context manager that yields its bootstrap address and pid."""
+    with broker as (bootstrap, pid):
         prepare(bootstrap, records, size, batch)
         ctx = mp.get_context("spawn")
         ready, stop = ctx.Barrier(members + 1), ctx.Event()
