@@ -133,7 +133,7 @@ class Config:
     group_consumer_migration_policy: str = prop(
         "bidirectional", "classic <-> consumer conversions: disabled, downgrade, upgrade or bidirectional"
     )
-    # streams groups (KIP-1071): known with Kafka's names and defaults, not used yet
+    # streams groups (KIP-1071)
     group_streams_session_timeout_ms: int = prop(45000, "streams group member session timeout")
     group_streams_min_session_timeout_ms: int = prop(45000, "smallest streams.session.timeout.ms")
     group_streams_max_session_timeout_ms: int = prop(60000, "largest streams.session.timeout.ms")
@@ -145,8 +145,17 @@ class Config:
     group_streams_max_size: int = prop(2147483647, "members a streams group may hold")
     group_streams_num_warmup_replicas: int = prop(2, "warm-up replicas of each streams task")
     group_streams_max_warmup_replicas: int = prop(20, "largest streams.num.warmup.replicas")
-    group_streams_acceptable_recovery_lag: int = prop(10000, "offsets a streams task may lag and be caught up")
+    group_streams_acceptable_recovery_lag: int = prop(10000, "offsets a caught-up streams task may lag")
     group_streams_task_offset_interval_ms: int = prop(60000, "how often streams members report task offsets")
+    group_streams_initial_rebalance_delay_ms: int = prop(
+        3000, "a new streams group's first target assignment waits this long for more members"
+    )
+    group_streams_assignment_interval_ms: int = prop(
+        1000, "a streams group's target assignment is computed at most once per interval (0: at every change)"
+    )
+    group_streams_min_assignment_interval_ms: int = prop(0, "smallest streams.assignment.interval.ms")
+    group_streams_max_assignment_interval_ms: int = prop(15000, "largest streams.assignment.interval.ms")
+    group_streams_min_task_offset_interval_ms: int = prop(15000, "smallest streams.task.offset.interval.ms")
     group_timeline_max_events: int = prop(500, "kafkito: events the group timeline keeps per group; 0: none")
     # offsets
     offsets_topic_num_partitions: int = prop(50, "partitions of __consumer_offsets (fixed once created)")

@@ -221,7 +221,8 @@ def _member(record: StreamsGroupMemberRecord, _now_ms: int) -> bytes:
 
 
 def _target_metadata(record: StreamsGroupTargetAssignmentMetadataRecord, now_ms: int) -> bytes:
-    return I32.pack(record.assignment_epoch) + tagged_section([(0, I64.pack(now_ms))])
+    stamp = record.assignment_timestamp_ms or now_ms
+    return I32.pack(record.assignment_epoch) + tagged_section([(0, I64.pack(stamp))])
 
 
 def _target_member(record: StreamsGroupTargetAssignmentMemberRecord, _now_ms: int) -> bytes:
@@ -362,8 +363,8 @@ def _read_member(r: Reader, g: str, m: str) -> StreamsGroupRecord:
 
 def _read_target_metadata(r: Reader, g: str, _m: str) -> StreamsGroupRecord:
     epoch = r.i32()
-    r.tagged_fields()  # tag 0: the assignment's time
-    return StreamsGroupTargetAssignmentMetadataRecord(g, epoch)
+    stamp = r.tagged().get(0)  # tag 0: the assignment's time
+    return StreamsGroupTargetAssignmentMetadataRecord(g, epoch, I64.unpack(stamp)[0] if stamp else 0)
 
 
 def _read_target_member(r: Reader, g: str, m: str) -> StreamsGroupRecord:

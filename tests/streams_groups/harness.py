@@ -67,7 +67,8 @@ class Harness:
 
     def __init__(self, streams: StreamsConfig | None = None, start_ms: int = 0) -> None:
         self.config = CoordinatorConfig()
-        self.streams = streams or StreamsConfig()
+        # Assigning at every change unless a test asks for Kafka's delays.
+        self.streams = streams or StreamsConfig(initial_rebalance_delay_ms=0, assignment_interval_ms=0)
         self.clock = ManualClock(start_ms)
         self.timer = Timer(self.clock)
         self.sink = InMemoryRecordSink()

@@ -13,6 +13,7 @@ import pytest
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 
 from kafkito.protocol.errors import ErrorCode
+from tests.streams_groups.conftest import IMMEDIATE
 from tests.streams_groups.test_wire import beat, describe, join, tasks
 from tests.support.admin import create_topic
 from tests.support.brokers import ThreadBroker
@@ -49,7 +50,7 @@ def test_streams_group_in_list_describe_offsets_and_delete(broker: ThreadBroker)
     create_topic(broker.bootstrap, "words", 2)
     with WireClient(broker.bootstrap) as client:
         join(client, "sga", "m1")
-        epoch = beat(client, "sga", "m1", 1, owned=[]).member_epoch
+        epoch = beat(client, "sga", "m1", 2, owned=[]).member_epoch
         listed = client.request(LIST_GROUPS, 5, states_filter=[], types_filter=["streams"]).groups
         assert [(g.group_id, g.protocol_type, g.group_state, g.group_type) for g in listed] == [
             ("sga", "streams", "Stable", "streams")
@@ -92,7 +93,7 @@ def test_num_standby_replicas_is_a_durable_group_config(
     broker_factory: Callable[..., ThreadBroker], tmp_path: Path
 ) -> None:
     data = tmp_path / "cfg"
-    broker = broker_factory(data)
+    broker = broker_factory(data, **IMMEDIATE)
     assert _configs(broker.bootstrap, "sgc") == {
         "streams.heartbeat.interval.ms": "5000",
         "streams.num.standby.replicas": "0",
@@ -102,14 +103,14 @@ def test_num_standby_replicas_is_a_durable_group_config(
     with pytest.raises(Exception, match="between 0 and 2"):
         _set(broker.bootstrap, "sgc", "streams.num.standby.replicas", "3")
     broker.stop()
-    again = broker_factory(data)
+    again = broker_factory(data, **IMMEDIATE)
     assert _configs(again.bootstrap, "sgc")["streams.num.standby.replicas"] == "1"
     create_topic(again.bootstrap, "words", 2)
     with WireClient(again.bootstrap) as client:
         join(client, "sgc", "m1")
         join(client, "sgc", "m2")
-        e1 = beat(client, "sgc", "m1", 1, owned=[]).member_epoch
-        e2 = beat(client, "sgc", "m2", 2, owned=[]).member_epoch
+        e1 = beat(client, "sgc", "m1", 2, owned=[]).member_epoch
+        e2 = beat(client, "sgc", "m2", 3, owned=[]).member_epoch
         beat(client, "sgc", "m1", e1, owned=[])
         beat(client, "sgc", "m2", e2, owned=[])
         members = describe(client, "sgc").members

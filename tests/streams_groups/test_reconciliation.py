@@ -34,7 +34,7 @@ def test_the_first_member_initializes_the_topology_and_is_told_which_internal_to
     h.topics.create("words", 6)
     result = h.join(App("a"))
     assert result.error is ErrorCode.NONE
-    assert result.member_epoch == 1
+    assert result.member_epoch == 2  # a new group is at epoch 1, as Kafka's
     assert result.status is not None
     assert [s.code for s in result.status] == [StatusCode.MISSING_INTERNAL_TOPICS]
     assert result.status[0].detail == f"Internal topics are missing: {CHANGELOG}, {REPARTITION}"
@@ -176,7 +176,7 @@ def test_a_static_member_that_does_not_return_is_fenced_at_its_session_timeout()
 
 
 def test_standby_placement() -> None:
-    h = Harness(StreamsConfig(num_standby_replicas=1))
+    h = Harness(StreamsConfig(num_standby_replicas=1, initial_rebalance_delay_ms=0, assignment_interval_ms=0))
     h.topics.create("words", 6)
     apps = [App("a"), App("b", process_id="p2"), App("c", process_id="p2")]
     for app in apps:
@@ -267,7 +267,7 @@ def test_errors_as_kafka() -> None:
 
 
 def test_a_restart_replays_the_same_group() -> None:
-    h = Harness(StreamsConfig(num_standby_replicas=1))
+    h = Harness(StreamsConfig(num_standby_replicas=1, initial_rebalance_delay_ms=0, assignment_interval_ms=0))
     h.topics.create("words", 4)
     apps = [App("a"), App("b")]
     for app in apps:

@@ -64,7 +64,7 @@ KAFKA_VALUES: list[tuple[str, StreamsGroupRecord]] = [
         "000005696e7374000263032f6800000001000000000270ff0100",
         StreamsGroupMemberRecord(G, M, "inst", None, "c", "/h", 1, 0, "p", None, ()),
     ),
-    ("0000000000090100080000018bcfe56800", StreamsGroupTargetAssignmentMetadataRecord(G, 9)),
+    ("0000000000090100080000018bcfe56800", StreamsGroupTargetAssignmentMetadataRecord(G, 9, NOW_MS)),
     (
         "0000020230030000000000000002000202310200000001000100",
         StreamsGroupTargetAssignmentMemberRecord(G, M, (("0", (0, 2)),), (("1", (1,)),), ()),
@@ -187,7 +187,7 @@ _i32 = st.integers(-(2**31), 2**31 - 1)
             st.none() | st.tuples(_names, st.integers(0, 65535)),
             _pairs,
         ),
-        st.builds(StreamsGroupTargetAssignmentMetadataRecord, st.just(G), _i32),
+        st.builds(StreamsGroupTargetAssignmentMetadataRecord, st.just(G), _i32, st.integers(1, 2**62)),
         st.builds(StreamsGroupTargetAssignmentMemberRecord, st.just(G), _names, _tasks, _tasks, _tasks),
         st.builds(
             StreamsGroupCurrentAssignmentRecord,

@@ -34,7 +34,9 @@ def snapshot(group: StreamsGroup) -> tuple[object, ...]:
 class StreamsGroupMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.h = Harness(StreamsConfig(num_standby_replicas=1))
+        self.h = Harness(
+            StreamsConfig(num_standby_replicas=1, initial_rebalance_delay_ms=0, assignment_interval_ms=0)
+        )
         self.h.topics.create("words", 4)
         self.topology = word_count(1)
         self.live: dict[str, App] = {}

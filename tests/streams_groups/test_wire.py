@@ -11,6 +11,7 @@ from typing import Any
 
 from kafkito.broker.offsets import dump
 from kafkito.protocol.errors import ErrorCode
+from tests.streams_groups.conftest import IMMEDIATE
 from tests.support.admin import create_topic
 from tests.support.brokers import ThreadBroker
 from tests.support.wire import WireClient
@@ -125,19 +126,19 @@ def test_first_heartbeat_creates_the_internal_topics_and_the_next_gets_tasks(bro
     with WireClient(broker.bootstrap) as client:
         first = join(client, "sg", "m1")
         assert first.error_code == ErrorCode.NONE
-        assert (first.member_id, first.member_epoch) == ("m1", 1)
+        assert (first.member_id, first.member_epoch) == ("m1", 2)
         assert [s.status_code for s in first.status] == [MISSING_INTERNAL_TOPICS]
         assert first.active_tasks == []  # not ready: no tasks yet
         assert first.acceptable_recovery_lag == 10_000 and first.topology_description_required is False
         assert broker.call(lambda: broker.broker.services.topics.get(REPARTITION).partitions) == 3  # type: ignore[union-attr]
         changelog = broker.call(lambda: broker.broker.services.topics.get(CHANGELOG))  # type: ignore[union-attr]
         assert changelog.partitions == 3
-        second = beat(client, "sg", "m1", 1, owned=[])
+        second = beat(client, "sg", "m1", 2, owned=[])
         assert second.error_code == ErrorCode.NONE and second.status is None
-        assert second.member_epoch == 2
+        assert second.member_epoch == 3
         assert tasks(second.active_tasks) == [("0", [0, 1, 2]), ("1", [0, 1, 2])]
         group = describe(client, "sg")
-        assert (group.group_state, group.group_epoch, group.assignment_epoch) == ("Stable", 2, 2)
+        assert (group.group_state, group.group_epoch, group.assignment_epoch) == ("Stable", 3, 3)
         assert group.assignor_name == "sticky" and group.topology_description_status == 0
         (sub0, sub1) = group.topology.subtopologies
         assert sub0.source_topics == ["words"] and sub0.repartition_sink_topics == [REPARTITION]
@@ -187,11 +188,11 @@ def test_a_streams_group_rebuilt_from_the_log_equals_the_live_one(
     broker_factory: Callable[..., ThreadBroker], tmp_path: Path
 ) -> None:
     data = tmp_path / "restart"
-    broker = broker_factory(data)
+    broker = broker_factory(data, **IMMEDIATE)
     create_topic(broker.bootstrap, "words", 4)
     with WireClient(broker.bootstrap) as client:
         join(client, "sg-r", "m1", user_endpoint=dict(host="h1", port=7000))
-        first = beat(client, "sg-r", "m1", 1, owned=[])
+        first = beat(client, "sg-r", "m1", 2, owned=[])
         join(client, "sg-r", "m2", client_tags=[dict(key="zone", value="a")])
         # m1 revokes half of its tasks: a group mid-reconciliation, with tasks pending revocation.
         answer = beat(client, "sg-r", "m1", first.member_epoch, owned=tasks_wire(first.active_tasks))
@@ -210,7 +211,7 @@ def test_a_streams_group_rebuilt_from_the_log_equals_the_live_one(
         "streams_group_current_member_assignment",
     } <= kinds
 
-    again = broker_factory(data)
+    again = broker_factory(data, **IMMEDIATE)
     with WireClient(again.bootstrap) as client:
         assert _comparable(describe(client, "sg-r")) == _comparable(live)
     assert again.call(lambda: repr_state(again)) == live_state

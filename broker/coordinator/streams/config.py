@@ -31,6 +31,11 @@ class StreamsConfig:
     max_warmup_replicas: int = 20
     acceptable_recovery_lag: int = 10_000
     task_offset_interval_ms: int = 60_000
+    min_task_offset_interval_ms: int = 15_000
+    initial_rebalance_delay_ms: int = 3_000
+    assignment_interval_ms: int = 1_000
+    min_assignment_interval_ms: int = 0
+    max_assignment_interval_ms: int = 15_000
 
     @classmethod
     def from_config(cls, config: Any) -> StreamsConfig:
@@ -95,6 +100,12 @@ class StreamsGroupConfigs:
 
     def num_standby_replicas(self, group_id: str) -> int:
         return self._get(group_id, "num_standby_replicas")
+
+    def initial_rebalance_delay_ms(self, group_id: str) -> int:
+        return self._get(group_id, "initial_rebalance_delay_ms")
+
+    def assignment_interval_ms(self, group_id: str) -> int:
+        return self._get(group_id, "assignment_interval_ms")
 
     def assignment_configs(self, group_id: str) -> tuple[tuple[str, str], ...]:
         """What the group metadata record keeps of the configs its last assignment used."""

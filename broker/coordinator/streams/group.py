@@ -42,6 +42,7 @@ class StreamsGroup:
     __slots__ = (
         "active_owners",
         "assignment_epoch",
+        "assignment_timestamp_ms",
         "configured",
         "dead",
         "endpoint_information_epoch",
@@ -62,11 +63,13 @@ class StreamsGroup:
 
     def __init__(self, group_id: str) -> None:
         self.group_id = group_id
-        self.group_epoch = 0
+        # Kafka's streams groups start at epoch 1: a new group's first bump makes it 2.
+        self.group_epoch = 1
         self.metadata_hash = 0
         self.validated_topology_epoch = -1
         self.last_assignment_configs: tuple[tuple[str, str], ...] = ()
         self.assignment_epoch = 0
+        self.assignment_timestamp_ms = 0  # broker time the target was last computed; 0: never
         self.dead = False
         self.topology: StreamsTopology | None = None
         self.configured: ConfiguredTopology | None = None
@@ -159,6 +162,7 @@ class StreamsGroup:
 
     def _replay_target_metadata(self, record: StreamsGroupTargetAssignmentMetadataRecord) -> None:
         self.assignment_epoch = record.assignment_epoch
+        self.assignment_timestamp_ms = record.assignment_timestamp_ms
 
     def _replay_target(self, record: StreamsGroupTargetAssignmentMemberRecord) -> None:
         self.target[record.member_id] = TaskSet.of_wire(record.active, record.standby, record.warmup)

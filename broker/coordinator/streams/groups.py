@@ -29,8 +29,10 @@ from kafkito.broker.coordinator.streams.records import (
     StreamsGroupTargetAssignmentMetadataTombstone,
     StreamsGroupTopologyTombstone,
 )
+from kafkito.broker.coordinator.streams.target import may_assign, new_target
 from kafkito.broker.coordinator.streams.topology import StreamsTopology
 from kafkito.protocol.errors import ErrorCode
+from kafkito.purgatory.timer import TimerTask
 
 if TYPE_CHECKING:
     from kafkito.broker.coordinator.runtime import Runtime
@@ -41,7 +43,7 @@ log = structlog.get_logger("kafkito.coordinator")
 class StreamsGroups:
     """Writes and replays streams-group records, and fences members whose deadlines pass."""
 
-    __slots__ = ("configs", "groups", "rt", "timers")
+    __slots__ = ("_initial_delays", "configs", "groups", "rt", "timers")
 
     def __init__(self, rt: Runtime, config: StreamsConfig | None = None) -> None:
         self.rt = rt
@@ -49,6 +51,54 @@ class StreamsGroups:
         # Streams group ids are in the one namespace of group ids (checked against the other types).
         self.groups: dict[str, StreamsGroup] = rt.streams_groups
         self.timers = MemberTimers(rt.timer, rt.outbox, self._session_expired, self._rebalance_expired)
+        self._initial_delays: dict[str, TimerTask] = {}
+
+    # -- when a target assignment may be computed (target.py) -----------------------------------
+
+    def start_initial_delay(self, group_id: str) -> None:
+        """A member joins the group while it has none: its first target waits for the initial delay."""
+        delay = self.configs.initial_rebalance_delay_ms(group_id)
+        if delay > 0 and group_id not in self._initial_delays:
+            self._initial_delays[group_id] = self.rt.timer.schedule(
+                delay, lambda: self._initial_delay_over(group_id)
+            )
+
+    def initial_delay_active(self, group_id: str) -> bool:
+        return group_id in self._initial_delays
+
+    def may_assign(self, group: StreamsGroup, now_ms: int) -> bool:
+        interval = self.configs.assignment_interval_ms(group.group_id)
+        return may_assign(group.assignment_timestamp_ms, interval, now_ms)
+
+    def _initial_delay_over(self, group_id: str) -> None:
+        """The delay ended: the target of every member that joined meanwhile is computed now."""
+        self._initial_delays.pop(group_id, None)
+        self.rt.outbox.enter()
+        try:
+            group = self.groups.get(group_id)
+            if group is None or not group.members or group.group_epoch <= group.assignment_epoch:
+                return
+            records: list[StreamsGroupRecord] = []
+            standbys = self.configs.num_standby_replicas(group_id)
+            new_target(
+                group_id,
+                group.members,
+                group.target,
+                group.configured,
+                standbys,
+                group.group_epoch,
+                self.rt.clock.now_ms(),
+                records,
+            )
+            log.info("streams_group.initial_delay_over", group=group_id, epoch=group.group_epoch)
+            self.write(group_id, records, lambda _error: None)
+        finally:
+            self.rt.outbox.leave()
+
+    def cancel_initial_delay(self, group_id: str) -> None:
+        task = self._initial_delays.pop(group_id, None)
+        if task is not None:
+            task.cancel()
 
     # -- the topics ------------------------------------------------------------------------------
 
@@ -79,6 +129,7 @@ class StreamsGroups:
                 del self.groups[record.group_id]
                 group.dead = True
                 self.timers.cancel_group(record.group_id)
+                self.cancel_initial_delay(record.group_id)
             return
         if group is None:
             if type(record).__name__.endswith("Tombstone"):

@@ -17,7 +17,6 @@ from typing import NamedTuple, TypeVar
 import structlog
 
 from kafkito.broker.coordinator.errors import group_write_error
-from kafkito.broker.coordinator.streams.assignor import AssignmentMember, assign
 from kafkito.broker.coordinator.streams.endpoints import all_endpoints
 from kafkito.broker.coordinator.streams.group import StreamsGroup
 from kafkito.broker.coordinator.streams.groups import StreamsGroups
@@ -27,7 +26,6 @@ from kafkito.broker.coordinator.streams.reconcile import FencedMember, Reconcile
 from kafkito.broker.coordinator.streams.records import (
     StreamsGroupMetadataRecord,
     StreamsGroupRecord,
-    StreamsGroupTargetAssignmentMemberRecord,
     StreamsGroupTargetAssignmentMetadataRecord,
     StreamsGroupTopologyRecord,
 )
@@ -39,6 +37,7 @@ from kafkito.broker.coordinator.streams.requests import (
     StreamsHeartbeatRequest,
     StreamsHeartbeatResult,
 )
+from kafkito.broker.coordinator.streams.target import INITIAL_DELAY, INTERVAL_DELAY, new_target, target_record
 from kafkito.broker.coordinator.streams.tasks import Task, TaskSet, task_map
 from kafkito.broker.coordinator.streams.topology import StreamsTopology
 from kafkito.broker.coordinator.streams.validate import validate_heartbeat
@@ -114,6 +113,8 @@ class Heartbeats:
                 )
             group = StreamsGroup(request.group_id)
         member, replaced = self._member_for(group, request)
+        if not group.members:
+            self.groups.start_initial_delay(group.group_id)
         try:
             plan = self._plan(group, member, replaced, request)
         except FencedMember as exc:
@@ -212,6 +213,7 @@ class Heartbeats:
         # 2. The topology.
         topology = self._topology(group, request, records)
         _stale_status(topology, updated, statuses)
+        stale = list(statuses)
         metadata_hash = self.groups.metadata_hash(topology)
         configured = self._configured(group, topology, metadata_hash)
         bump = bump or metadata_hash != group.metadata_hash
@@ -230,16 +232,10 @@ class Heartbeats:
             )
             log.info("streams_group.epoch_bumped", group=gid, member=updated.member_id, epoch=epoch)
 
-        # 4. The target assignment.
-        if epoch > group.assignment_epoch:
-            target = self._target(group, updated, replaced, configured, epoch, records)
-            target_epoch = epoch
-        else:
-            target_epoch = group.assignment_epoch
-            moved = replaced.member_id if replaced is not None else updated.member_id
-            target = group.target.get(moved, TaskSet.empty())
-            if replaced is not None:
-                records.append(_target_record(gid, updated.member_id, target))
+        # 4. The target assignment, unless the initial delay or the assignment interval holds it back.
+        target_epoch, target, delay = self._target_step(group, updated, replaced, configured, epoch, records)
+        if delay is not None:
+            statuses.insert(len(stale), delay)
 
         # 5. Reconciliation.
         owned = _owned(request)
@@ -261,6 +257,32 @@ class Heartbeats:
         ):
             records.append(now.assignment_record(gid))
         return _Plan(records, now, reconciled, configured, statuses)
+
+    def _target_step(
+        self,
+        group: StreamsGroup,
+        updated: StreamsGroupMember,
+        replaced: StreamsGroupMember | None,
+        configured: ConfiguredTopology,
+        epoch: int,
+        records: list[StreamsGroupRecord],
+    ) -> tuple[int, TaskSet, Status | None]:
+        """The member's target and its epoch, and the ASSIGNMENT_DELAYED status when a delay holds a new
+        target back (the initial delay: an empty target at epoch 1 at least; the interval: the last)."""
+        gid = group.group_id
+        now_ms = self.rt.clock.now_ms()
+        if epoch > group.assignment_epoch and self.groups.initial_delay_active(gid):
+            if group.assignment_epoch == 0:
+                records.append(StreamsGroupTargetAssignmentMetadataRecord(gid, 1, now_ms))
+            return max(1, group.assignment_epoch), TaskSet.empty(), INITIAL_DELAY
+        if epoch > group.assignment_epoch and self.groups.may_assign(group, now_ms):
+            return epoch, self._target(group, updated, replaced, configured, epoch, records, now_ms), None
+        moved = replaced.member_id if replaced is not None else updated.member_id
+        target = group.target.get(moved, TaskSet.empty())
+        if replaced is not None:
+            records.append(target_record(gid, updated.member_id, target))
+        delay = INTERVAL_DELAY if epoch > group.assignment_epoch else None
+        return group.assignment_epoch, target, delay
 
     def _configured(
         self, group: StreamsGroup, topology: StreamsTopology, metadata_hash: int
@@ -306,6 +328,7 @@ class Heartbeats:
         configured: ConfiguredTopology,
         epoch: int,
         records: list[StreamsGroupRecord],
+        now_ms: int,
     ) -> TaskSet:
         gid = group.group_id
         members = {m.member_id: m for m in group.members.values()}
@@ -314,13 +337,8 @@ class Heartbeats:
             members.pop(replaced.member_id, None)
             targets[updated.member_id] = targets.pop(replaced.member_id, TaskSet.empty())
         members[updated.member_id] = updated
-        spec = {mid: AssignmentMember(mid, m.process_id or mid, m.assigned) for mid, m in members.items()}
-        counts = configured.task_counts if configured.is_ready else {}
-        new = assign(spec, counts, self.groups.configs.num_standby_replicas(gid))
-        for member_id in sorted(new):
-            if targets.get(member_id) != new[member_id]:
-                records.append(_target_record(gid, member_id, new[member_id]))
-        records.append(StreamsGroupTargetAssignmentMetadataRecord(gid, epoch))
+        standbys = self.groups.configs.num_standby_replicas(gid)
+        new = new_target(gid, members, targets, configured, standbys, epoch, now_ms, records)
         return new.get(updated.member_id, TaskSet.empty())
 
     def _unreleased(
@@ -502,10 +520,6 @@ def _stale_status(topology: StreamsTopology, member: StreamsGroupMember, statuse
 def _identity(member: StreamsGroupMember) -> tuple[object, ...]:
     """What a static member's replacement may change without a new target assignment."""
     return (member.rack_id, member.process_id, member.client_tags, member.topology_epoch)
-
-
-def _target_record(gid: str, member_id: str, tasks: TaskSet) -> StreamsGroupTargetAssignmentMemberRecord:
-    return StreamsGroupTargetAssignmentMemberRecord(gid, member_id, *tasks.wire())
 
 
 def _owned(request: StreamsHeartbeatRequest) -> TaskSet | None:

@@ -65,6 +65,7 @@ class StreamsGroupMemberTombstone(NamedTuple):
 class StreamsGroupTargetAssignmentMetadataRecord(NamedTuple):
     group_id: str
     assignment_epoch: int
+    assignment_timestamp_ms: int = 0  # broker time the target was computed (tag 0); 0: when written
 
 
 class StreamsGroupTargetAssignmentMetadataTombstone(NamedTuple):
