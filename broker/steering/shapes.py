@@ -174,7 +174,9 @@ def matches(rule: FaultRule, api_key: int, request: Any, shape: Shape | None, by
         return True
     if api_key == METADATA:
         asked = getattr(request, "topics", None)
-        return asked is None or any(t.name == rule.topic for t in asked)  # None: every topic
+        if asked is None:
+            return True  # every topic
+        return any((t.name or (by_id(t.topic_id) if t.topic_id else None)) == rule.topic for t in asked)
     if shape is None:
         return False
     carried = partitions_of(request, shape)
@@ -224,8 +226,7 @@ def merge(response: Any, shape: Shape, faulted: list[Any], api_key: int, version
         entries = out.pop(shape.out_partitions)
         parts_field = topic_cls.fields[shape.out_partitions]
         made = [parts_field.data_class(**e) for e in entries]
-        key = (out[shape.name], out["topic_id"])
-        same = next((t for t in topics if (getattr(t, shape.name, None), _topic_id(t)) == key), None)
+        same = next((t for t in topics if _same_topic(t, out, shape)), None)
         if same is not None:
             setattr(same, shape.out_partitions, list(getattr(same, shape.out_partitions)) + made)
         else:
@@ -235,8 +236,13 @@ def merge(response: Any, shape: Shape, faulted: list[Any], api_key: int, version
     return response
 
 
-def _topic_id(topic: Any) -> Any:
-    return getattr(topic, "topic_id", None)
+def _same_topic(answered: Any, faulted: dict[str, Any], shape: Shape) -> bool:
+    """Whether the handler's topic entry is the faulted partitions' topic: by id when the request named
+    it by id (the handler's entry may hold the name it resolved, the request's is empty), else by name."""
+    topic_id = faulted["topic_id"]
+    if topic_id is not None:
+        return bool(getattr(answered, "topic_id", None) == topic_id)
+    return bool(getattr(answered, shape.name, None) == faulted[shape.name])
 
 
 def partition_error_response(api_key: int, version: int, shape: Shape, faulted: list[Any]) -> Any:
