@@ -1,9 +1,9 @@
 """Admin share-group calls of kafka-clients 4.4 (KIP-932): describeShareGroups, listShareGroupOffsets,
 alterShareGroupOffsets, deleteShareGroupOffsets, deleteShareGroups.
 
-One difference with Kafka 4.4 is left: once a member has acknowledged every record, Kafka's
-listShareGroupOffsets still answers start offset 0 (lag 0) for each partition, kafkito the log end
-offset (lag 0); only the lag is checked there."""
+Once a member has acknowledged every record, Kafka 4.4's listShareGroupOffsets answers the persisted
+start offset, which need not have moved yet (it answered 0 for each partition here, lag 0): only the
+lag is checked there."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def test_share_group_described_offsets_listed_altered_deleted(admin: JavaAdmin) 
             "a stable share group owning both partitions",
         )  # fmt: skip
         # Every record acknowledged: no lag (Kafka answers a partition not initialized yet as null). The
-        # start offsets differ: see the docstring.
+        # start offsets are not: see the docstring.
         wait_until(
             lambda: {tp: o and o["lag"] for tp, o in admin("listShareGroupOffsets", group=group).items()}
             == {f"{topic}-0": 0, f"{topic}-1": 0}, 60, "every record acknowledged",
