@@ -15,7 +15,9 @@ process on 127.0.0.1, a fresh broker for each measurement, the two protocols int
       broker's default `uniform` assignor), then a heartbeat every 100 ms reporting the partitions the
       member owns, and one at once when its assignment changed (as clients acknowledge); done when
       every member is at the same member epoch, the latest any answer carried, and their
-      assignments cover the topic's partitions once.
+      assignments cover the topic's partitions once, each member holding its share (one
+      partition: with assignment batching, members that joined within the interval are at the last
+      target's epoch with nothing until the next assignment).
     Reported: time from the first request until done.
 (b) Heartbeat cost: `--members` members form a group, then `--connections` fresh connections each
     carry members/connections of them and keep `--window` heartbeats in flight (classic Heartbeat v4;
@@ -103,6 +105,13 @@ class NewFormation:
 
     def _check(self) -> None:
         if len(self.epochs) < self.n or set(self.epochs.values()) != {self.latest}:
+            return
+        counts = [sum(len(parts) for _, parts in owned) for owned in self.owned.values()]
+        # Balanced too: with assignment batching (group.consumer.assignment.interval.ms) members that
+        # joined within the interval are at the last target's epoch with nothing while the first
+        # member still owns everything; the uniform assignor's target gives each its share.
+        share = self.partitions // self.n
+        if any(not share <= c <= share + 1 for c in counts):
             return
         counted = sorted(p for owned in self.owned.values() for _, parts in owned for p in parts)
         if counted == list(range(self.partitions)):
