@@ -191,15 +191,17 @@ def test_earliest_local_and_latest_tiered_over_the_wire(stamped: ThreadBroker, v
     from tests.support.wire import WireClient
 
     targets = [-4, -5] if version >= 9 else [-4]
+    answers = {}
     with WireClient(stamped.bootstrap) as wire:
-        response = wire.request(
-            2, version, replica_id=-1, isolation_level=0, timeout_ms=1000,
-            topics=[{"name": "stamped", "partitions": [
-                {"partition_index": 0, "current_leader_epoch": -1, "timestamp": t} for t in targets
-            ]}],
-        )  # fmt: skip
-    [topic] = response.topics
-    answers = {i: (p.error_code, p.offset) for i, p in enumerate(topic.partitions)}
+        for i, t in enumerate(targets):  # one request each: a partition asked twice is INVALID_REQUEST
+            response = wire.request(
+                2, version, replica_id=-1, isolation_level=0, timeout_ms=1000,
+                topics=[{"name": "stamped", "partitions": [
+                    {"partition_index": 0, "current_leader_epoch": -1, "timestamp": t}
+                ]}],
+            )  # fmt: skip
+            [topic] = response.topics
+            answers[i] = (topic.partitions[0].error_code, topic.partitions[0].offset)
     assert answers[0] == (0, 0)
     if version >= 9:
         assert answers[1] == (0, -1)
