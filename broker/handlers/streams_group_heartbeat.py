@@ -205,7 +205,9 @@ def handle(ctx: RequestContext, request: StreamsGroupHeartbeatRequestBody) -> An
         if result.internal_topics_to_create:
             create_internal_topics(ctx, group_id, result.internal_topics_to_create)
         endpoints = result.partitions_by_user_endpoint
-        lag = dict(acceptable_recovery_lag_legacy=result.acceptable_recovery_lag)
+        # An error answer carries the schema's defaults: v0's int32 lag is 0, v1's int64 one -1.
+        legacy_lag = result.acceptable_recovery_lag if result.error is ErrorCode.NONE else 0
+        lag = dict(acceptable_recovery_lag_legacy=legacy_lag)
         if ctx.version >= 1:
             lag = dict(
                 acceptable_recovery_lag=result.acceptable_recovery_lag, topology_description_required=False
@@ -218,9 +220,7 @@ def handle(ctx: RequestContext, request: StreamsGroupHeartbeatRequestBody) -> An
             member_epoch=result.member_epoch,
             heartbeat_interval_ms=result.heartbeat_interval_ms,
             task_offset_interval_ms=result.task_offset_interval_ms,
-            status=None
-            if result.status is None
-            else [dict(status_code=s.code, status_detail=s.detail) for s in result.status],
+            status=[dict(status_code=s.code, status_detail=s.detail) for s in result.status or ()],
             active_tasks=_task_ids(result.active_tasks),
             standby_tasks=_task_ids(result.standby_tasks),
             warmup_tasks=_task_ids(result.warmup_tasks),

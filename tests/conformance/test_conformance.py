@@ -13,6 +13,7 @@ from tests.conformance import (  # noqa: F401 - registers the scenarios
     scenarios_quorum,
     scenarios_requests,
     scenarios_share,
+    scenarios_streams,
     scenarios_sweep,
     scenarios_txn,
 )

@@ -95,12 +95,8 @@ def test_admin_methods_of_later_apis(admin: JavaAdmin, call: str) -> None:
 
 
 def test_describe_streams_groups(admin: JavaAdmin) -> None:
-    """Kafka 4.4 with group.coordinator.rebalance.protocols classic,consumer,share (streams not enabled)
-    does not advertise StreamsGroupDescribe: the client refuses the method. A kafkito that serves it
-    answers a group nobody knows as a broker with streams groups does."""
+    """Kafka 4.4 with streams among group.coordinator.rebalance.protocols, and kafkito, answer a
+    streams group nobody knows as not found."""
     group = unique("streams")
     described = admin("describeStreamsGroups", groups=[group])[group]
-    if admin.kind == "kafkito" and 89 in served_versions():
-        assert described == {"error": "GroupIdNotFoundException", "message": f"Group {group} not found."}
-    else:
-        assert described["error"] == "UnsupportedVersionException", described
+    assert described == {"error": "GroupIdNotFoundException", "message": f"Group {group} not found."}

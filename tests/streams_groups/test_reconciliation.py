@@ -206,24 +206,27 @@ def test_a_group_config_of_standby_replicas_changes_the_assignment() -> None:
     assert sum(count(app.owned.standby) for app in apps) == 4
 
 
-def test_a_topology_update() -> None:
+def test_a_topology_update_is_refused_and_an_older_topology_is_stale() -> None:
+    """Kafka 4.4 keeps the group's first topology: a newer epoch, or another topology under the same
+    epoch, is INVALID_REQUEST; a member with an older epoch joins with the STALE_TOPOLOGY status."""
     h = Harness()
     a = _stable_app(h)
     h.topics.create("sentences", 6)
-    newer = App("b", topology=word_count(epoch=2, source="sentences"))
-    h.join(newer)
-    assert h.group().topology is not None and h.group().topology.epoch == 2
-    stale = h.beat(a)
-    assert stale.status is not None and stale.status[0].code == StatusCode.STALE_TOPOLOGY
-    # The old member rejoins with the new topology.
-    a.topology = word_count(epoch=2, source="sentences")
-    h.leave(a)
-    h.join(a)
-    converge(h, [a, newer])
-    assert count(a.owned.active) + count(newer.owned.active) == 12
-    # The same epoch with another topology is refused.
-    odd = App("c", topology=word_count(epoch=2, source="words"))
-    assert h.join(odd).error is ErrorCode.STREAMS_INVALID_TOPOLOGY_EPOCH
+    for topology in (word_count(epoch=2, source="sentences"), word_count(epoch=1, source="sentences")):
+        refused = h.join(App("b", topology=topology))
+        assert (refused.error, refused.error_message) == (
+            ErrorCode.INVALID_REQUEST,
+            "Topology updates are not supported yet.",
+        )
+    assert h.group().topology == word_count(epoch=1).normalized() and "b" not in h.group().members
+    c = App("c", topology=word_count(epoch=0))
+    older = h.join(c)
+    assert older.error is ErrorCode.NONE and older.status is not None
+    assert older.status[0] == (
+        StatusCode.STALE_TOPOLOGY,
+        "The member's topology epoch 0 is behind the group's topology epoch 1.",
+    )
+    converge(h, [a, c])
 
 
 def test_endpoints_for_interactive_queries() -> None:

@@ -134,7 +134,7 @@ def test_first_heartbeat_creates_the_internal_topics_and_the_next_gets_tasks(bro
         changelog = broker.call(lambda: broker.broker.services.topics.get(CHANGELOG))  # type: ignore[union-attr]
         assert changelog.partitions == 3
         second = beat(client, "sg", "m1", 2, owned=[])
-        assert second.error_code == ErrorCode.NONE and second.status is None
+        assert second.error_code == ErrorCode.NONE and second.status == []
         assert second.member_epoch == 3
         assert tasks(second.active_tasks) == [("0", [0, 1, 2]), ("1", [0, 1, 2])]
         group = describe(client, "sg")

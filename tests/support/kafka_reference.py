@@ -46,7 +46,7 @@ COMPARED_PROPS: dict[str, str] = {
     "share.coordinator.state.topic.replication.factor": "1",
     "share.coordinator.state.topic.min.isr": "1",
     "auto.create.topics.enable": "true",
-    "group.coordinator.rebalance.protocols": "classic,consumer,share",
+    "group.coordinator.rebalance.protocols": "classic,consumer,share,streams",
 }
 LOG4J2 = """\
 status = warn

@@ -79,8 +79,10 @@ def _keep_previous(
             for p in partitions:
                 previous.setdefault((s, p), member_id)
     valid = set(tasks)
+    # Partition first, as Kafka's: a member keeps the same partitions of each subtopology (range-like).
+    by_partition = sorted(previous, key=lambda task: (task[1], task[0]))
     for bound in (floor, floor + 1):
-        for task in sorted(previous):
+        for task in by_partition:
             member_id = previous[task]
             if task in owner or task not in valid or load[member_id] >= bound:
                 continue

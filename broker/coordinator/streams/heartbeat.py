@@ -306,7 +306,7 @@ class Heartbeats:
                     ErrorCode.INVALID_REQUEST, "The group has no topology: the member must rejoin."
                 )
             return current
-        if current is None or sent.epoch > current.epoch:
+        if current is None:
             records.append(StreamsGroupTopologyRecord(group.group_id, sent))
             log.info(
                 "streams_group.topology", group=group.group_id, member=request.member_id, epoch=sent.epoch
@@ -314,11 +314,9 @@ class Heartbeats:
             return sent
         if sent.epoch < current.epoch or sent == current:
             return current
-        raise HeartbeatError(
-            ErrorCode.STREAMS_INVALID_TOPOLOGY_EPOCH,
-            f"The topology sent with epoch {sent.epoch} differs from the group's topology of the same epoch: "
-            "a changed topology needs a higher epoch.",
-        )
+        # Kafka 4.4 keeps a group's first topology: a newer epoch, or another topology under the same
+        # one, is refused (STREAMS_INVALID_TOPOLOGY_EPOCH is not used yet).
+        raise HeartbeatError(ErrorCode.INVALID_REQUEST, "Topology updates are not supported yet.")
 
     def _target(
         self,
