@@ -88,15 +88,16 @@ def _partition_response(index: int, error: ErrorCode, **extra: Any) -> dict[str,
     return out
 
 
-def _failed_append(index: int, exc: LogError) -> dict[str, Any]:
+def _failed_append(index: int, exc: LogError, log_start_offset: int) -> dict[str, Any]:
     """A partition whose append failed. As in Kafka, only a batch refused for some of its records
-    (KIP-467) says why: the records in record_errors, the summary in error_message (v8+); every
-    other error goes without a message."""
+    (KIP-467) says why: the records in record_errors, the summary in error_message (v8+), beside the
+    partition's log start offset; every other error goes without a message."""
     if not isinstance(exc, RecordValidationError):
         return _partition_response(index, exc.code)
     return _partition_response(
         index,
         exc.code,
+        log_start_offset=log_start_offset,
         record_errors=[
             dict(batch_index=e.batch_index, batch_index_error_message=e.message) for e in exc.record_errors
         ],
@@ -319,7 +320,7 @@ def _append_all(
             try:
                 info = append(plog, p.records or b"")
             except LogError as exc:
-                parts.append(_failed_append(p.index, exc))
+                parts.append(_failed_append(p.index, exc, plog.log_start_offset))
                 continue
             parts.append(
                 _partition_response(

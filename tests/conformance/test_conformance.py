@@ -10,6 +10,7 @@ from tests.conformance import (  # noqa: F401 - registers the scenarios
     scenarios_delete_records,
     scenarios_groups,
     scenarios_kafka44,
+    scenarios_outside_groups,
     scenarios_quorum,
     scenarios_requests,
     scenarios_share,
