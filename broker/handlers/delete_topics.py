@@ -1,6 +1,7 @@
 """DeleteTopics (20): delete topics by name (or by id from v6); their logs are removed from disk.
 
-v1 throttle time; v4 flexible; v5 error messages; v6 topics by name or id.
+v1 throttle time; v4 flexible; v5 error messages; v6 topics by name or id. A topic that does not exist
+is refused with the error's own description as its message, as Kafka's controller words it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ API_KEY = 20
 VERSIONS = (0, 6)
 
 _INTERNAL = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
+# Kafka's default descriptions of the two errors (its controller answers them as the message).
+UNKNOWN_TOPIC_MESSAGE = "This server does not host this topic-partition."
+UNKNOWN_TOPIC_ID_MESSAGE = "This server does not host this topic ID."
 
 
 class DeleteTopicState(Protocol):
@@ -37,7 +41,10 @@ def _delete(ctx: RequestContext, name: str | None, topic_id: uuid.UUID | None) -
         info = topics.get_by_id(topic_id) if topic_id is not None else None
         if info is None:
             return dict(
-                name=None, topic_id=topic_id, error_code=ErrorCode.UNKNOWN_TOPIC_ID, error_message=None
+                name=None,
+                topic_id=topic_id,
+                error_code=ErrorCode.UNKNOWN_TOPIC_ID,
+                error_message=UNKNOWN_TOPIC_ID_MESSAGE,
             )
         name = info.name
     if not ctx.configs.config.delete_topic_enable:
@@ -54,8 +61,8 @@ def _delete(ctx: RequestContext, name: str | None, topic_id: uuid.UUID | None) -
     try:
         info = topics.delete(name)
     except LogError as exc:
-        # Kafka's controller refuses an unknown name without a message (the client shows its own).
-        message = None if exc.code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION else exc.message or None
+        unknown = exc.code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        message = UNKNOWN_TOPIC_MESSAGE if unknown else exc.message or None
         return dict(name=name, topic_id=topic_id, error_code=exc.code, error_message=message)
     return dict(name=name, topic_id=info.topic_id, error_code=ErrorCode.NONE, error_message=None)
 
