@@ -63,6 +63,16 @@ logger.state.level = warn
 PORT_LOCKS = Path(tempfile.gettempdir()) / "kafkito-test-ports"
 
 
+def _cluster_id() -> str:
+    """A random cluster id as Kafka's (base64url of a UUID), never one starting with '-': the
+    StorageTool's argument parser takes that for an option ("--cluster-id: expected one argument"),
+    and one in 64 would fail to format."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
+
+
 class ReferenceUnavailable(RuntimeError):
     """The reference Kafka cannot run here: no classpath (run `make install-clients`) or no Java 17."""
 
@@ -124,7 +134,7 @@ class KafkaReference:
         self.dir = Path(tempfile.mkdtemp(prefix="kafka-reference-"))
         self.log_path = self.dir / "server.log"
         self.proc: subprocess.Popen[bytes] | None = None
-        self.cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        self.cluster_id = _cluster_id()
         self._leases: list[PortLease] = []
         self.port = 0
 
