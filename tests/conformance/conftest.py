@@ -14,6 +14,7 @@ from kafkito.broker.config import Config
 from tests.conformance import framework
 from tests.conformance.framework import Outcome, Scenario, run_pair
 from tests.conformance.kafka_specs import api_specs
+from tests.conformance.readiness import coordinators_loaded
 from tests.conformance.report import RESULTS, write_report
 from tests.support.brokers import ThreadBroker
 from tests.support.kafka_reference import COMPARED_PROPS, KafkaReference
@@ -59,23 +60,12 @@ def kafkito_compared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Threa
     broker.stop()
 
 
-def coordinators_ready(bootstrap: str) -> bool:
-    """Whether the group and transaction coordinators answer (Kafka creates and loads
-    __consumer_offsets and __transaction_state on the first FindCoordinator)."""
-    with WireClient(bootstrap) as c:
-        for key_type in (0, 1):
-            r = c.request(10, 4, key_type=key_type, coordinator_keys=[f"conformance-warm-up-{key_type}"])
-            if r.coordinators[0].error_code != 0:
-                return False
-    return True
-
-
 @pytest.fixture(scope="session")
 def pair(kafka_reference: KafkaReference, kafkito_compared: ThreadBroker) -> Pair:
     framework.API_NAMES.update({k: s.name for k, s in api_specs().items()})
     kafka, kafkito = kafka_reference.bootstrap, kafkito_compared.bootstrap
     for bootstrap in (kafka, kafkito):
-        wait_until(lambda b=bootstrap: coordinators_ready(b), 60, f"the coordinators of {bootstrap}")
+        wait_until(lambda b=bootstrap: coordinators_loaded(b), 60, f"the coordinators of {bootstrap}")
     return Pair(kafka, kafkito, served_versions(kafka), served_versions(kafkito))
 
 

@@ -54,6 +54,7 @@ def explanation_of(scenario: str, label: str, diff: Difference) -> Explanation |
 
 
 def unexplained(outcome: Outcome) -> list[tuple[str, Difference]]:
-    return [
+    """The differences no entry covers, and a stop the scenario did not declare (never explained)."""
+    return outcome.stopped + [
         (label, d) for label, d in outcome.differences if explanation_of(outcome.scenario, label, d) is None
     ]

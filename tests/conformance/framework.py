@@ -6,6 +6,14 @@ A scenario is a function of a `Side` (one broker) registered with `@scenario`; i
 connections) and may read the answers to build its next requests. It runs once per broker, both at
 once in two threads, and names what it creates with `side.name(...)`, the same on both brokers and
 unique in the session.
+
+What the framework waits for and retries is explicit, never a silent difference: `wait_for` polls
+until the broker caught up (Kafka applies a created topic or a coordinator's load after answering),
+and `request_settled` resends a request while it gets an error clients retry (a coordinator not
+available, not the coordinator, still loading; a partition's leader not there yet), recording the
+first other answer. Each wait that needed more than one poll and each retry is a `Step` of that
+side, listed in CONFORMANCE.md. A scenario that stops on an exception fails, even when both brokers
+stop on the same one (nothing after it was compared), unless it declares that it stops.
 """
 
 from __future__ import annotations
@@ -20,10 +28,12 @@ from typing import Any
 
 from kafkito.protocol.codec import RESPONSES, build_request, is_flexible
 from tests.conformance.normalise import Difference, Placeholders, differences, normalise, to_plain
+from tests.conformance.readiness import COORDINATOR_NOT_READY, RETRIED_AS_CLIENTS_DO
 from tests.support.waiting import wait_until
 from tests.support.wire import WireClient
 
 ANSWER_TIMEOUT = 10.0
+STOPPED = "scenario stopped"  # the transcript's last entry when the scenario raised
 API_NAMES: dict[int, str] = {}  # api key -> name, from Kafka's specs (filled by the session)
 
 
@@ -35,6 +45,20 @@ class Exchange:
     answer: Any  # the normalised response, or {"connection": "..."} when there was none
 
 
+@dataclass(frozen=True, slots=True)
+class Step:
+    """A wait or a retry the framework made on one broker: not compared, listed in the report."""
+
+    what: str
+    attempts: int  # polls of a wait, requests of a retried one
+    retried: tuple[int, ...] = ()  # the error codes that were retried (none for a wait)
+
+    def describe(self) -> str:
+        if not self.retried:
+            return f"waited: {self.attempts} polls"
+        return f"retried: {self.attempts} requests, on error {', '.join(map(str, self.retried))}"
+
+
 @dataclass(slots=True)
 class Side:
     """One broker as a scenario sees it: named connections, the transcript, the reference versions."""
@@ -43,6 +67,7 @@ class Side:
     scenario: str
     kafka_versions: dict[int, tuple[int, int]]
     transcript: list[Exchange] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
     ids: Placeholders = field(default_factory=Placeholders)
     _conns: dict[str, WireClient] = field(default_factory=dict)
     _pending: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
@@ -154,27 +179,54 @@ class Side:
         api_key: int,
         version: int,
         label: str,
-        retriable: frozenset[int] = frozenset({14, 15, 16}),
+        retriable: frozenset[int] = RETRIED_AS_CLIENTS_DO,
         **fields: Any,
     ) -> Any:
-        """A request retried (unrecorded) while it gets a retriable top-level error, as clients do while
-        a coordinator loads; the first other answer is recorded and returned."""
-        answer = None
+        """A request resent (unrecorded) while any error code of its answer, at any level, is one of
+        `retriable`, as a client resends it while a coordinator loads or a leader is elected; the first
+        other answer is recorded and returned, the retries are a `Step`."""
+        answer: Any = None
+        attempts = 0
+        retried: set[int] = set()
 
         def settled() -> bool:
-            nonlocal answer
+            nonlocal answer, attempts
+            attempts += 1
             answer = self.quietly(api_key, version, **fields)
-            return answer is not None and getattr(answer, "error_code", 0) not in retriable
+            if answer is None:
+                return False
+            again = error_codes(to_plain(answer)) & retriable
+            retried.update(again)
+            return not again
 
-        self.wait_for(f"{label} to settle", settled)
-        self.transcript.append(
-            Exchange(self._label(api_key, version, label), normalise(to_plain(answer), self.ids))
-        )
+        full = self._label(api_key, version, label)
+        try:
+            wait_until(settled, 20.0, f"{full} to settle on {self.bootstrap}")
+        finally:
+            if attempts > 1:
+                self.steps.append(Step(full, attempts, tuple(sorted(retried))))
+        self.transcript.append(Exchange(full, normalise(to_plain(answer), self.ids)))
         return answer
+
+    def find_coordinator(self, key_type: int, key: str, label: str, version: int = 4) -> Any:
+        """FindCoordinator (v4: the key in a list), retried while the coordinator is not available."""
+        return self.request_settled(10, version, label, COORDINATOR_NOT_READY, key_type=key_type,
+                                    coordinator_keys=[key])  # fmt: skip
 
     def wait_for(self, what: str, ready: Callable[[], bool], timeout: float = 20.0) -> None:
         """Wait until `ready()` (Kafka applies topic and coordinator changes asynchronously)."""
-        wait_until(ready, timeout, f"{what} on {self.bootstrap}")
+        polls = 0
+
+        def poll() -> bool:
+            nonlocal polls
+            polls += 1
+            return ready()
+
+        try:
+            wait_until(poll, timeout, f"{what} on {self.bootstrap}")
+        finally:
+            if polls > 1:
+                self.steps.append(Step(what, polls))
 
     def note(self, label: str, value: Any) -> None:
         """Record a value the scenario computed (compared like an answer)."""
@@ -193,6 +245,19 @@ class Side:
     def close(self) -> None:
         for name in list(self._conns):
             self._drop(name)
+
+
+def error_codes(value: Any) -> set[int]:
+    """Every `*error_code` of a plain answer, at any depth."""
+    if isinstance(value, dict):
+        found = {v for k, v in value.items() if k.endswith("error_code") and isinstance(v, int)}
+        for v in value.values():
+            if isinstance(v, (dict, list)):
+                found |= error_codes(v)
+        return found
+    if isinstance(value, list):
+        return set().union(*(error_codes(v) for v in value)) if value else set()
+    return set()
 
 
 def _flexible_or_false(api_key: int, version: int) -> bool:
@@ -222,18 +287,22 @@ class Scenario:
     name: str
     area: str  # "api", "sequence", "admin"
     run: ScenarioFn
+    stops: str | None = None  # why the scenario stops on an exception, when it is meant to
 
 
 SCENARIOS: dict[str, Scenario] = {}
 
 
-def scenario(area: str, name: str | None = None) -> Callable[[ScenarioFn], ScenarioFn]:
-    """Register a scenario (its name defaults to the function's)."""
+def scenario(
+    area: str, name: str | None = None, stops: str | None = None
+) -> Callable[[ScenarioFn], ScenarioFn]:
+    """Register a scenario (its name defaults to the function's); `stops`: why it is meant to stop on
+    an exception (otherwise a stop fails it, on either broker)."""
 
     def register(fn: ScenarioFn) -> ScenarioFn:
         key = name or fn.__name__
         assert key not in SCENARIOS, f"two scenarios named {key}"
-        SCENARIOS[key] = Scenario(key, area, fn)
+        SCENARIOS[key] = Scenario(key, area, fn, stops)
         return fn
 
     return register
@@ -248,6 +317,9 @@ class Outcome:
     exchanges: int
     differences: list[tuple[str, Difference]]
     labels: list[str]
+    # failures no explanation covers: a scenario that stopped without declaring it would
+    stopped: list[tuple[str, Difference]] = field(default_factory=list)
+    steps: dict[str, list[Step]] = field(default_factory=dict)  # "Kafka"/"kafkito": waits and retries
 
 
 def run_pair(scn: Scenario, kafka: str, kafkito: str, kafka_versions: dict[int, tuple[int, int]]) -> Outcome:
@@ -267,14 +339,19 @@ def run_pair(scn: Scenario, kafka: str, kafkito: str, kafka_versions: dict[int, 
             diffs.append((label, Difference("<exchange>", a.label, b.label)))
             continue
         diffs += [(label, d) for d in differences(a.answer, b.answer)]
-    return Outcome(scn.name, scn.area, len(ref), diffs, [e.label for e in ref])
+    raised = [next((e.answer["raised"] for e in t if e.label == STOPPED), None) for t in (ref, ours)]
+    stopped = []
+    if any(raised) and scn.stops is None:
+        stopped.append((STOPPED, Difference("<stopped>", raised[0], raised[1])))
+    steps = {"Kafka": sides[0].steps, "kafkito": sides[1].steps}
+    return Outcome(scn.name, scn.area, len(ref), diffs, [e.label for e in ref], stopped, steps)
 
 
 def _run_side(scn: Scenario, side: Side) -> None:
     try:
         scn.run(side)
     except Exception as exc:
-        side.transcript.append(Exchange("scenario stopped", {"raised": f"{exc.__class__.__name__}: {exc}"}))
+        side.transcript.append(Exchange(STOPPED, {"raised": f"{exc.__class__.__name__}: {exc}"}))
     finally:
         side.close()
 

@@ -24,27 +24,37 @@ class Folded:
     def describe(self) -> str:
         if len(self.paths) == 1:
             return f"{next(iter(self.paths))}: Kafka {self.kafka}, kafkito {self.kafkito}"
+        if len(self.paths) <= LISTED_PATHS:
+            return f"{', '.join(sorted(self.paths))}: Kafka {self.kafka}, kafkito {self.kafkito}"
         return f"{self.path}: Kafka {self.kafka}, kafkito {self.kafkito} ({len(self.paths)} entries)"
 
     def where(self) -> str:
         """The exchanges, their versions folded: `Metadata v0-v12 defaults`."""
-        by_stem: dict[str, list[int]] = {}
-        for label in self.labels:
-            m = _VERSION.search(label)
-            stem = _VERSION.sub(" v#", label, count=1) if m else label
-            by_stem.setdefault(stem, []).append(int(m.group(1)) if m else -1)
-        parts = []
-        for stem, versions in by_stem.items():
-            vs = sorted(set(versions))
-            span = (
-                f"v{vs[0]}"
-                if len(vs) == 1
-                else f"v{vs[0]}-v{vs[-1]}"
-                if _contiguous(vs)
-                else "v" + ",".join(map(str, vs))
-            )
-            parts.append(stem.replace("v#", span))
-        return "; ".join(parts)
+        return "; ".join(fold_labels(self.labels))
+
+
+LISTED_PATHS = 6  # a folded difference names its entries up to this many
+
+
+def fold_labels(labels: list[str]) -> list[str]:
+    """Exchange labels with the versions of the same request folded: `Metadata v0-v12 defaults`."""
+    by_stem: dict[str, list[int]] = {}
+    for label in labels:
+        m = _VERSION.search(label)
+        stem = _VERSION.sub(" v#", label, count=1) if m else label
+        by_stem.setdefault(stem, []).append(int(m.group(1)) if m else -1)
+    parts = []
+    for stem, versions in by_stem.items():
+        vs = sorted(set(versions))
+        span = (
+            f"v{vs[0]}"
+            if len(vs) == 1
+            else f"v{vs[0]}-v{vs[-1]}"
+            if _contiguous(vs)
+            else "v" + ",".join(map(str, vs))
+        )
+        parts.append(stem.replace("v#", span))
+    return parts
 
 
 def _contiguous(vs: list[int]) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from tests.conformance.batches import BASE_TS, batch
 from tests.conformance.framework import Side, scenario
+from tests.conformance.readiness import topic_served
 
 CREATE_TOPICS, DELETE_TOPICS, CREATE_PARTITIONS = 19, 20, 37
 METADATA, PRODUCE, FETCH, LIST_OFFSETS, DELETE_RECORDS = 3, 0, 1, 2, 21
@@ -15,13 +16,9 @@ TOPIC, BROKER = 2, 4
 
 
 def topic_ready(side: Side, name: str, partitions: int) -> bool:
-    """Whether the broker serves every partition of `name` (Kafka makes a created topic's leaders
-    known a little after CreateTopics answers)."""
-    r = side.quietly(METADATA, 12, topics=[{"name": name}], allow_auto_topic_creation=False)
-    if r is None or not r.topics or r.topics[0].error_code != 0:
-        return False
-    parts = r.topics[0].partitions
-    return len(parts) == partitions and all(p.error_code == 0 and p.leader_id >= 0 for p in parts)
+    """Whether the broker serves every partition of `name` (readiness.topic_served: Kafka shows a
+    created topic's leaders in Metadata a moment before its partitions answer)."""
+    return topic_served(side.quietly, name, partitions)
 
 
 def create(

@@ -88,7 +88,7 @@ def consumer_group_heartbeats(side: Side) -> None:
         Member("conformance-member-2-bbbbbbbbbbbbbbbbb"),
     )
     create(side, t, "two partitions", PARTITIONS)
-    side.request(FIND_COORDINATOR, 4, "group", key_type=0, coordinator_keys=[g])
+    side.find_coordinator(0, g, "group")
     join(side, g, m1, [t], "m1 joins", first=True)
     side.wait_for("m1 reconciled", lambda: reconciled(side, g, [m1]))
     side.note("m1 alone", {"m1": m1.partitions()})

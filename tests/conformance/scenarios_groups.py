@@ -40,7 +40,7 @@ def heartbeat(side: Side, group: str, gen: int, member: str, label: str, conn: s
 @scenario("sequence")
 def classic_group_two_members(side: Side) -> None:
     g = side.name("group")
-    side.request(FIND_COORDINATOR, 4, "group", key_type=0, coordinator_keys=[g])
+    side.find_coordinator(0, g, "group")
     first = join(side, g, "", "m1 without id", "m1")
     m1 = first.member_id
     j1 = join(side, g, m1, "m1 with its id", "m1")
@@ -128,7 +128,7 @@ def fetch_offsets(side: Side, groups: list[str], t: str | None, label: str) -> N
 def offset_commit_and_fetch(side: Side) -> None:
     t, g = side.name(), side.name("group")
     create(side, t, "two partitions", 2)
-    side.request(FIND_COORDINATOR, 4, "group", key_type=0, coordinator_keys=[g])
+    side.find_coordinator(0, g, "group")
     commit(side, g, t, "simple commit (no generation)", 3)
     fetch_offsets(side, [g], t, "two partitions")
     fetch_offsets(side, [g], None, "all topics")

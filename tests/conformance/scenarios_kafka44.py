@@ -89,7 +89,7 @@ def topic_ids_group_offsets(side: Side) -> None:
     t, g, empty = side.name(), side.name("group"), side.name("never")
     create(side, t, "two partitions", 2)
     tid = topic_id(side, t)
-    side.request(FIND_COORDINATOR, 4, "group", key_type=0, coordinator_keys=[g])
+    side.find_coordinator(0, g, "group")
     side.request_settled(OFFSET_COMMIT, 10, "a known id, an unknown one, the zero id", group_id=g,
                          generation_id_or_member_epoch=-1, member_id="", group_instance_id=None,
                          topics=_commit_topics(tid, t))  # fmt: skip
@@ -122,7 +122,7 @@ def txn_offset_commit_topic_ids(side: Side) -> None:
     tid = topic_id(side, t)
     r = init(side, txn, "init")
     pid, epoch = r.producer_id, r.producer_epoch
-    side.request(FIND_COORDINATOR, 4, "group", key_type=0, coordinator_keys=[g])
+    side.find_coordinator(0, g, "group")
     for v in (5, 6):
         side.request_settled(TXN_OFFSET_COMMIT, v, "a known id, an unknown one, the zero id", SETTLING,
                              transactional_id=txn, group_id=g, producer_id=pid, producer_epoch=epoch,

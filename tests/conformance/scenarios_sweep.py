@@ -26,7 +26,24 @@ def codec_versions(api_key: int) -> tuple[int, int] | None:
 
 def _default_fields(api_key: int, version: int) -> dict[str, Any]:
     struct = REQUESTS[api_key]._struct
-    return {k: v for k, v in OVERRIDES.get(api_key, {}).items() if struct.fields[k].for_version_q(version)}
+    fields = _struct_defaults(struct._fields, version)
+    return fields | {
+        k: v for k, v in OVERRIDES.get(api_key, {}).items() if struct.fields[k].for_version_q(version)
+    }
+
+
+def _struct_defaults(fields: Any, version: int) -> dict[str, Any]:
+    """A value for each struct (not array) field the version carries and must not be null: the codec
+    defaults scalars and arrays, not structs (StreamsGroupTopologyDescriptionUpdate's TopologyDescription)."""
+    return {
+        f.name: _struct_defaults(f._fields, version)
+        for f in fields
+        if f.is_struct()
+        and not f.is_array()
+        and f.for_version_q(version)
+        and not f.tagged_field_q(version)
+        and not f.nullable_for_version_q(version)
+    }
 
 
 def first_non_nullable(api_key: int, version: int) -> str | None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from tests.conformance.batches import batch
 from tests.conformance.framework import Side, scenario
+from tests.conformance.readiness import RETRIED_AS_CLIENTS_DO
 from tests.conformance.scenarios_admin import create
 
 PRODUCE, FETCH, LIST_OFFSETS, FIND_COORDINATOR, INIT_PID = 0, 1, 2, 10, 22
@@ -17,29 +18,20 @@ DESCRIBE_TXNS, LIST_TXNS, DESCRIBE_PRODUCERS = 65, 66, 61
 
 
 def init(side: Side, tid: str, label: str) -> Any:
-    side.request(FIND_COORDINATOR, 4, "transaction", key_type=1, coordinator_keys=[tid])
+    side.find_coordinator(1, tid, "transaction")
     return side.request_settled(INIT_PID, 4, label, transactional_id=tid, transaction_timeout_ms=60_000,
                                 producer_id=-1, producer_epoch=-1)  # fmt: skip
 
 
 # A transaction's end completes after EndTxn answers (markers are written): until then the next call
-# gets CONCURRENT_TRANSACTIONS, which clients retry.
-SETTLING = frozenset({14, 15, 16, 51})
+# gets CONCURRENT_TRANSACTIONS, which clients retry, as they retry a coordinator that is not ready.
+SETTLING = RETRIED_AS_CLIENTS_DO | {51}
 
 
 def add_partition(side: Side, tid: str, pid: int, epoch: int, t: str, label: str) -> None:
-    fields = {"v3_and_below_transactional_id": tid, "v3_and_below_producer_id": pid,
-              "v3_and_below_producer_epoch": epoch, "v3_and_below_topics": [{"name": t, "partitions": [0]}]}  # fmt: skip
-
-    def settled() -> bool:
-        r = side.quietly(ADD_PARTITIONS, 3, **fields)
-        return (
-            r is not None
-            and r.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code != 51
-        )
-
-    side.wait_for(f"{label} to settle", settled)
-    side.request(ADD_PARTITIONS, 3, label, **fields)
+    side.request_settled(ADD_PARTITIONS, 3, label, SETTLING, v3_and_below_transactional_id=tid,
+                         v3_and_below_producer_id=pid, v3_and_below_producer_epoch=epoch,
+                         v3_and_below_topics=[{"name": t, "partitions": [0]}])  # fmt: skip
 
 
 def produce(
@@ -94,7 +86,7 @@ def transaction_commit_and_abort(side: Side) -> None:
         producer_epoch=epoch,
         group_id=g,
     )
-    side.request(FIND_COORDINATOR, 4, "group", key_type=0, coordinator_keys=[g])
+    side.find_coordinator(0, g, "group")
     side.request(TXN_OFFSET_COMMIT, 3, "offset 2", transactional_id=tid, group_id=g, producer_id=pid, producer_epoch=epoch,
                  generation_id_or_member_epoch=-1, member_id="", group_instance_id=None,
                  topics=[{"name": t, "partitions": [{"partition_index": 0, "committed_offset": 2,
