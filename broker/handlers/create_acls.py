@@ -2,7 +2,9 @@
 
 v0 carries no pattern type (LITERAL); v1 pattern types (PREFIXED); v2 flexible. Kafka answers
 SECURITY_DISABLED when no authorizer is configured; kafkito always stores ACLs (enforcing them is the
-authorizer's, off by default), so that admin clients and tools can manage them.
+authorizer's, off by default), so that admin clients and tools can manage them. A creation with an
+UNKNOWN (0) resource type, pattern type, operation or permission closes the connection, as Kafka's
+request parser refuses it; another value no enum knows is INVALID_REQUEST.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
+from kafkito.broker.handlers.describe_acls import refuse_unknown_codes
 from kafkito.broker.security.acls import (
     AclBinding,
     operation,
@@ -51,6 +54,9 @@ def binding(c: AclCreation) -> AclBinding:
 
 
 def handle(ctx: RequestContext, request: CreateAclsRequest) -> Any:
+    for c in request.creations:
+        codes = (c.resource_type, c.resource_pattern_type, c.operation, c.permission_type)
+        refuse_unknown_codes("CreateAcls creation", codes)
     results = ctx.security.create_acls([binding(c) for c in request.creations])
     return _answer(ctx, results)
 

@@ -1,7 +1,9 @@
 """DeleteAcls (31): delete the stored ACLs each filter matches, answered once that is durable.
 
 v0 carries no pattern type (its filters read LITERAL); v1 pattern types, ANY and MATCH; v2 flexible.
-Each filter's result lists the ACLs it deleted; a filter with an UNKNOWN element is INVALID_REQUEST.
+Each filter's result lists the ACLs it deleted. A filter with an UNKNOWN (0) resource type, pattern
+type, operation or permission closes the connection, as Kafka's request parser refuses it; another
+value no enum knows is INVALID_REQUEST.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kafkito.broker.context import RequestContext
-from kafkito.broker.handlers.describe_acls import AclFilterFields, acl_filter
+from kafkito.broker.handlers.describe_acls import AclFilterFields, acl_filter, refuse_unknown_codes
 from kafkito.broker.security.acls import AclBinding
 from kafkito.broker.security.errors import SecurityError
 
@@ -23,6 +25,9 @@ class DeleteAclsRequest(Protocol):
 
 
 def handle(ctx: RequestContext, request: DeleteAclsRequest) -> Any:
+    for f in request.filters:
+        codes = (f.resource_type_filter, f.pattern_type_filter, f.operation, f.permission_type)
+        refuse_unknown_codes("DeleteAcls filter", codes)
     results = ctx.security.delete_acls([acl_filter(f) for f in request.filters])
     return _answer(ctx, results)
 

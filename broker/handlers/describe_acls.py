@@ -74,9 +74,17 @@ _UNKNOWN = 0
 
 def _refuse_unknown_elements(f: AclFilterFields) -> None:
     """Kafka's DescribeAclsRequest does not parse with an UNKNOWN element: the broker closes."""
-    codes = (f.resource_type_filter, f.pattern_type_filter, f.operation, f.permission_type)
+    refuse_unknown_codes(
+        "DescribeAcls filter", (f.resource_type_filter, f.pattern_type_filter, f.operation, f.permission_type)
+    )
+
+
+def refuse_unknown_codes(what: str, codes: tuple[int, ...]) -> None:
+    """An UNKNOWN (0) resource type, pattern type, operation or permission: Kafka's ACL requests do not
+    parse with one, and the broker closes the connection (a value no enum knows is parsed, and refused
+    by the validation with INVALID_REQUEST)."""
     if _UNKNOWN in codes:
-        raise MalformedRequest("DescribeAcls filter with an UNKNOWN element")
+        raise MalformedRequest(f"{what} with an UNKNOWN element")
 
 
 def handle(ctx: RequestContext, request: AclFilterFields) -> Any:

@@ -89,19 +89,18 @@ def test_bad_acl_requests_get_kafkas_errors_and_the_connection_stays(broker: Thr
             CREATE_ACLS,
             3,
             creations=[
-                creation("x", rtype=0),
+                creation("x", op=99),
                 creation("x", pattern=MATCH),
-                creation("x", op=0),
                 creation("", op=READ),
                 creation("not-kafka-cluster", rtype=4),
                 creation("x", rtype=99),
             ],
         )
-        assert [r.error_code for r in created.results] == [ErrorCode.INVALID_REQUEST] * 6
+        assert [r.error_code for r in created.results] == [ErrorCode.INVALID_REQUEST] * 5
         assert all(r.error_message for r in created.results)
         bad = wire.request(DESCRIBE_ACLS, 3, **acl_filter(rtype=99))
         assert (bad.error_code, bad.resources) == (ErrorCode.INVALID_REQUEST, [])
-        deleted = wire.request(DELETE_ACLS, 3, filters=[acl_filter(pattern=0), acl_filter()])
+        deleted = wire.request(DELETE_ACLS, 3, filters=[acl_filter(pattern=99), acl_filter()])
         assert [r.error_code for r in deleted.filter_results] == [ErrorCode.INVALID_REQUEST, 0]
         assert wire.request(DESCRIBE_ACLS, 3, **acl_filter()).resources == []
 
@@ -114,6 +113,22 @@ def test_describe_acls_with_an_unknown_element_closes_the_connection(
     with WireClient(broker.bootstrap) as wire:
         wire.send(DESCRIBE_ACLS, 3, **acl_filter(**{unknown: 0}))
         assert wire.recv_frame() is None
+
+
+@pytest.mark.parametrize("unknown", ["rtype", "pattern", "op"])
+def test_create_and_delete_acls_with_an_unknown_element_close_the_connection(
+    broker: ThreadBroker, unknown: str
+) -> None:
+    """As Kafka's CreateAclsRequest and DeleteAclsRequest, which do not parse with an UNKNOWN (0) element,
+    even beside valid ones."""
+    with WireClient(broker.bootstrap) as wire:
+        wire.send(CREATE_ACLS, 3, creations=[creation("ok"), creation("x", **{unknown: 0})])
+        assert wire.recv_frame() is None
+    with WireClient(broker.bootstrap) as wire:
+        wire.send(DELETE_ACLS, 3, filters=[acl_filter(), acl_filter(**{unknown: 0})])
+        assert wire.recv_frame() is None
+    with WireClient(broker.bootstrap) as wire:
+        assert wire.request(DESCRIBE_ACLS, 3, **acl_filter()).resources == []  # nothing was created
 
 
 def entity(*pairs: tuple[str, str | None]) -> list[dict[str, Any]]:
