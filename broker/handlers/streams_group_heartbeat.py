@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import structlog
 
 from kafkito.broker.context import RequestContext
-from kafkito.broker.coordinator.streams.internal_topics import InternalTopic
+from kafkito.broker.coordinator.streams.internal_topics import InternalTopic, StatusCode
 from kafkito.broker.coordinator.streams.requests import StreamsHeartbeatRequest, StreamsHeartbeatResult
 from kafkito.broker.coordinator.streams.tasks import WireTasks
 from kafkito.broker.coordinator.streams.topology import (
@@ -26,10 +26,12 @@ from kafkito.broker.coordinator.streams.topology import (
     Subtopology,
     TopicInfo,
 )
+from kafkito.broker.coordinator.streams.validate import invalid_topic_names, topology_topics
 from kafkito.broker.handlers.parked import Parked
 from kafkito.protocol.errors import ErrorCode, KafkaError
 
 API_KEY = 88
+MISSING_INTERNAL_TOPICS = StatusCode.MISSING_INTERNAL_TOPICS
 VERSIONS = (0, 1)
 STREAMS_VERSION = "streams.version"
 
@@ -161,9 +163,18 @@ def heartbeat_of(ctx: RequestContext, request: StreamsGroupHeartbeatRequestBody)
     )
 
 
-def create_internal_topics(ctx: RequestContext, group_id: str, topics: Sequence[InternalTopic]) -> None:
-    """Create the internal topics the coordinator asked for; one that appeared meanwhile is skipped,
-    a failure is logged (the next heartbeat asks again)."""
+def create_internal_topics(ctx: RequestContext, group_id: str, topics: Sequence[InternalTopic]) -> str:
+    """Create the internal topics the coordinator asked for, as Kafka's KafkaApis does with the caller's
+    principal: nothing without CREATE on the cluster or on each topic; one that appeared meanwhile is
+    skipped; the next heartbeat asks again for what is still missing. Returns what the
+    MISSING_INTERNAL_TOPICS status adds (Kafka's "; Unauthorized to CREATE on topics a, b." or
+    "; Creation failed: a (why)."), or ""."""
+    from kafkito.broker.security.streams_checks import unauthorized_to_create
+
+    unauthorized = unauthorized_to_create(ctx, [t.name for t in topics])
+    if unauthorized:
+        return f"; Unauthorized to CREATE on topics {', '.join(unauthorized)}."
+    failed: list[str] = []
     for topic in topics:
         if ctx.topics.get(topic.name) is not None:
             continue
@@ -179,6 +190,7 @@ def create_internal_topics(ctx: RequestContext, group_id: str, topics: Sequence[
             log.warning(
                 "streams_group.internal_topic_failed", group=group_id, topic=topic.name, error=exc.code.name
             )
+            failed.append(f"{topic.name} ({exc.message or exc.code.name})")
             continue
         log.info(
             "streams_group.internal_topic_created",
@@ -186,6 +198,16 @@ def create_internal_topics(ctx: RequestContext, group_id: str, topics: Sequence[
             topic=topic.name,
             partitions=topic.partitions,
         )
+    return f"; Creation failed: {', '.join(failed)}." if failed else ""
+
+
+def _add_to_missing_status(statuses: list[dict[str, Any]], added: str) -> None:
+    """Kafka appends to the MISSING_INTERNAL_TOPICS status, or adds one with the text alone."""
+    for status in statuses:
+        if status["status_code"] == MISSING_INTERNAL_TOPICS:
+            status["status_detail"] += added
+            return
+    statuses.append(dict(status_code=MISSING_INTERNAL_TOPICS, status_detail=added.removeprefix("; ")))
 
 
 def _task_ids(tasks: WireTasks | None) -> list[dict[str, Any]] | None:
@@ -202,8 +224,11 @@ def handle(ctx: RequestContext, request: StreamsGroupHeartbeatRequestBody) -> An
     group_id = request.group_id
 
     def build(result: StreamsHeartbeatResult) -> Any:
+        statuses = [dict(status_code=s.code, status_detail=s.detail) for s in result.status or ()]
         if result.internal_topics_to_create:
-            create_internal_topics(ctx, group_id, result.internal_topics_to_create)
+            added = create_internal_topics(ctx, group_id, result.internal_topics_to_create)
+            if added:
+                _add_to_missing_status(statuses, added)
         endpoints = result.partitions_by_user_endpoint
         # An error answer carries the schema's defaults: v0's int32 lag is 0, v1's int64 one -1.
         legacy_lag = result.acceptable_recovery_lag if result.error is ErrorCode.NONE else 0
@@ -220,7 +245,7 @@ def handle(ctx: RequestContext, request: StreamsGroupHeartbeatRequestBody) -> An
             member_epoch=result.member_epoch,
             heartbeat_interval_ms=result.heartbeat_interval_ms,
             task_offset_interval_ms=result.task_offset_interval_ms,
-            status=[dict(status_code=s.code, status_detail=s.detail) for s in result.status or ()],
+            status=statuses,
             active_tasks=_task_ids(result.active_tasks),
             standby_tasks=_task_ids(result.standby_tasks),
             warmup_tasks=_task_ids(result.warmup_tasks),
@@ -242,6 +267,10 @@ def handle(ctx: RequestContext, request: StreamsGroupHeartbeatRequestBody) -> An
         return build(
             StreamsHeartbeatResult(ErrorCode.UNSUPPORTED_VERSION, "The version of API is not supported.")
         )
+    if request.topology is not None:
+        problem = invalid_topic_names(topology_topics(request.topology.subtopologies))
+        if problem is not None:
+            return build(StreamsHeartbeatResult(ErrorCode.STREAMS_INVALID_TOPOLOGY, problem))
     parked: Parked[StreamsHeartbeatResult] = Parked(build)
     ctx.groups.streams_group_heartbeat(heartbeat_of(ctx, request), parked.callback)
     return parked.response()

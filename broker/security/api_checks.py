@@ -58,6 +58,7 @@ from kafkito.broker.security.request_checks import (
     topic_name,
     txn_check,
 )
+from kafkito.broker.security.streams_checks import CHECKS as STREAMS_CHECKS
 from kafkito.protocol.errors import ErrorCode
 
 
@@ -288,6 +289,7 @@ CHECKS: dict[int, Check] = {
     90: describe_share_group_offsets,
     91: group_check(Op.READ),  # AlterShareGroupOffsets
     92: group_check(Op.DELETE),  # DeleteShareGroupOffsets
+    **STREAMS_CHECKS,  # StreamsGroupHeartbeat, StreamsGroupDescribe, StreamsGroupTopologyDescriptionUpdate
 }
 
 __all__ = ["CHECKS", "DENIED_MESSAGE", "guarded"]

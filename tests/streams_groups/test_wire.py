@@ -242,3 +242,17 @@ def repr_state(broker: ThreadBroker) -> tuple[object, ...]:
         members,
         group.configured,
     )
+
+
+def test_a_failed_internal_topic_creation_is_told_in_the_status(broker: ThreadBroker) -> None:
+    create_topic(broker.bootstrap, "words", 1)
+    topology = word_count()
+    topology["subtopologies"][1]["state_changelog_topics"][0]["replication_factor"] = 3
+    with WireClient(broker.bootstrap) as client:
+        answer = join(client, "sgf", "m1", topology=topology)
+        [status] = answer.status
+        assert status.status_code == MISSING_INTERNAL_TOPICS
+        missing = f"Internal topics are missing: {CHANGELOG}, {REPARTITION}"
+        assert status.status_detail.startswith(f"{missing}; Creation failed: {CHANGELOG} (")
+        assert status.status_detail.endswith(").")
+        assert broker.call(lambda: broker.broker.services.topics.get(CHANGELOG)) is None  # type: ignore[union-attr]

@@ -4,6 +4,9 @@ Kafka's messages, STREAMS_INVALID_TOPOLOGY for a changelog topic with a partitio
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import Any
+
 from kafkito.broker.coordinator.streams.requests import (
     JOIN_EPOCH,
     STATIC_LEAVE_EPOCH,
@@ -70,3 +73,32 @@ def _shape_problem(request: StreamsHeartbeatRequest) -> tuple[ErrorCode, str] | 
     if request.member_epoch != JOIN_EPOCH and request.topology is not None:
         return ErrorCode.INVALID_REQUEST, "Topology can only be provided when (re-)joining."
     return None
+
+
+# Kafka's Topic.isInternal names and Topic.isValid's characters.
+KAFKA_INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
+_LEGAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+
+
+def invalid_topic_names(names: Sequence[str]) -> str | None:
+    """KafkaApis' check of a heartbeat's topology before the coordinator sees it (STREAMS_INVALID_TOPOLOGY):
+    Kafka's internal topics are prohibited, and every name must be a valid topic name."""
+    prohibited = [n for n in names if n in KAFKA_INTERNAL_TOPICS]
+    if prohibited:
+        return (
+            f"Use of Kafka internal topics {','.join(prohibited)} in a Kafka Streams topology is prohibited."
+        )
+    invalid = [n for n in names if not (0 < len(n) <= 249 and n not in (".", "..") and set(n) <= _LEGAL)]
+    if invalid:
+        return f"Topic names {','.join(invalid)} are not valid topic names."
+    return None
+
+
+def topology_topics(subtopologies: Iterable[Any]) -> list[str]:
+    """Every topic a topology names, in its order (a request's or a described group's)."""
+    names: list[str] = []
+    for s in subtopologies or ():  # a described group's arrays may be null
+        names += list(s.source_topics or ()) + list(s.repartition_sink_topics or ())
+        names += [t.name for t in s.repartition_source_topics or ()]
+        names += [t.name for t in s.state_changelog_topics or ()]
+    return list(dict.fromkeys(names))
