@@ -1,5 +1,6 @@
 """DescribeShareGroupOffsets (90, KIP-932): each share partition's start offset, from the share-state
-persister; v1 adds the lag (KIP-1226): records from the start offset to the log end.
+persister; v1 adds the lag (KIP-1226): records from the start offset to the log end, less those whose
+delivery is complete (-1 when the persisted state has no count).
 
 A group that cannot be described carries its error and message and no topics; a partition without
 share state has start offset -1; an unknown topic's partitions are UNKNOWN_TOPIC_OR_PARTITION.

@@ -108,7 +108,7 @@ class ShareManager:
         )
         sp = SharePartition(key, persisted.start_offset, self.timer, limits)
         sp.restore(persisted.start_offset, persisted.batches())
-        sp.on_write = lambda start, batches: self._write(skey, start, batches)
+        sp.on_write = lambda start, complete, batches: self._write(skey, start, complete, batches)
         name = info.name
         sp.on_release = lambda: self.wake(name, partition)
         self.partitions[key] = sp
@@ -125,8 +125,8 @@ class ShareManager:
             return 0, 0
         return plog.log_start_offset, plog.log_end_offset
 
-    def _write(self, key: ShareStateKey, start: int, batches: list[StateBatch]) -> None:
-        self.state.write(key, start, batches)
+    def _write(self, key: ShareStateKey, start: int, complete: int, batches: list[StateBatch]) -> None:
+        self.state.write(key, start, complete, batches)
 
     # -- ShareFetch / ShareAcknowledge -----------------------------------------------------------
 

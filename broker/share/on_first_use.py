@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from kafkito.broker.coordinator.share.persister_api import StateSummary
     from kafkito.broker.share.manager import ShareManager
 
 
@@ -25,12 +26,12 @@ class SharePersisterOnFirstUse:
     def initialize(self, group_id: str, topic_id: uuid.UUID, partition: int, start_offset: int) -> None:
         self._build().initialize(group_id, topic_id, partition, start_offset)
 
-    def start_offsets(
+    def summaries(
         self, group_id: str, partitions: Iterable[tuple[uuid.UUID, int]]
-    ) -> dict[tuple[uuid.UUID, int], int | None]:
+    ) -> dict[tuple[uuid.UUID, int], StateSummary | None]:
         from kafkito.broker.share.persister import BrokerSharePersister
 
-        return BrokerSharePersister(self._build()).start_offsets(group_id, partitions)
+        return BrokerSharePersister(self._build()).summaries(group_id, partitions)
 
     def alter(self, group_id: str, offsets: Mapping[tuple[uuid.UUID, int], int]) -> None:
         from kafkito.broker.share.persister import BrokerSharePersister

@@ -11,6 +11,8 @@ share partition writes its state (start offset and changed state batches; acquis
 An acknowledgement, a release or a lock expiry is written with the start offset as it was before that
 change moved it, as Kafka's share partition writes first and moves its start offset once the write is
 done: the persisted start offset (what DescribeShareGroupOffsets reports) catches up with the next write.
+Each write also carries the delivery-complete count (KIP-1226): how many records at or past the start
+offset it carries are ACKNOWLEDGED or ARCHIVED, so that the share group's lag can leave them out.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from kafkito.broker.share.states import AckType, AcquiredRange, InFlight, Record
 from kafkito.protocol.errors import ErrorCode
 from kafkito.purgatory import Timer, TimerTask
 
-WriteState = Callable[[int, list[StateBatch]], None]  # (start offset, changed batches)
+WriteState = Callable[[int, int, list[StateBatch]], None]  # (start offset, delivery complete, changed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +55,17 @@ class _Lock(TimerTask):
 class SharePartition:
     """One share partition's in-flight records, start offset and locks."""
 
-    __slots__ = ("key", "limits", "next_offset", "on_release", "on_write", "records", "start_offset", "timer")
+    __slots__ = (
+        "delivery_complete",
+        "key",
+        "limits",
+        "next_offset",
+        "on_release",
+        "on_write",
+        "records",
+        "start_offset",
+        "timer",
+    )
 
     def __init__(
         self,
@@ -61,7 +73,7 @@ class SharePartition:
         start_offset: int,
         timer: Timer,
         limits: ShareLimits,
-        on_write: WriteState = lambda _s, _b: None,
+        on_write: WriteState = lambda _s, _c, _b: None,
         on_release: Callable[[], None] = lambda: None,
     ) -> None:
         self.key = key
@@ -72,6 +84,7 @@ class SharePartition:
         self.on_write = on_write
         self.on_release = on_release  # records became available again: wake parked share fetches
         self.records: dict[int, InFlight] = {}
+        self.delivery_complete = 0  # records in `records` (all at or past the start) in a terminal state
 
     # -- recovery ------------------------------------------------------------------------------
 
@@ -89,6 +102,7 @@ class SharePartition:
                 state = RecordState.AVAILABLE
             for offset in range(max(b.first_offset, start_offset), b.last_offset + 1):
                 self.records[offset] = InFlight(state, b.delivery_count)
+        self.delivery_complete = sum(1 for r in self.records.values() if r.state.terminal)
         self._advance_start()
 
     def reset(self, start_offset: int) -> None:
@@ -155,6 +169,7 @@ class SharePartition:
             if offset in self.records or offset < self.start_offset:
                 continue
             self.records[offset] = InFlight(RecordState.ARCHIVED)
+            self.delivery_complete += 1
             self.next_offset = max(self.next_offset, offset + 1)
             changed.append(offset)
         if changed:
@@ -169,6 +184,8 @@ class SharePartition:
             record = self.records.pop(o)
             if record.lock is not None:
                 self._unlock(o, record)
+            if record.state.terminal:
+                self.delivery_complete -= 1
         self.start_offset = offset
         self.next_offset = max(self.next_offset, offset)
         self._advance_start()
@@ -214,10 +231,12 @@ class SharePartition:
             self._unlock(offset, record)
             if ack is AckType.ACCEPT:
                 record.state = RecordState.ACKNOWLEDGED
+                self.delivery_complete += 1
             elif ack is AckType.RELEASE:
                 released |= self._release(record)
             else:
                 record.state = RecordState.ARCHIVED
+                self.delivery_complete += 1
             changed.append(offset)
         if renewed:
             for offset in renewed:
@@ -284,6 +303,7 @@ class SharePartition:
         """Back to AVAILABLE, or ARCHIVED once delivered `delivery.count.limit` times; True if available."""
         if record.delivery_count >= self.limits.delivery_count_limit:
             record.state = RecordState.ARCHIVED
+            self.delivery_complete += 1
             return False
         record.state = RecordState.AVAILABLE
         return True
@@ -303,6 +323,7 @@ class SharePartition:
             if not record.state.terminal:
                 break
             del records[start]
+            self.delivery_complete -= 1
             start += 1
         self.start_offset = start
         self.next_offset = max(self.next_offset, start)
@@ -313,7 +334,7 @@ class SharePartition:
             for o in sorted(set(changed))
             if o >= self.start_offset and (r := self.records.get(o)) is not None
         ]
-        self.on_write(self.start_offset, runs(items))
+        self.on_write(self.start_offset, self.delivery_complete, runs(items))
 
     def state_batches(self) -> list[StateBatch]:
         """Every tracked record as Kafka persists it (acquired ones as AVAILABLE), for a snapshot."""

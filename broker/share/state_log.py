@@ -8,6 +8,13 @@ tombstones for both keys. The topic is created on the first write (`delete` poli
 retention, as Kafka creates it); replay reads every record in order, snapshots replacing and updates
 merging, so that the latest state of every share partition is back in memory.
 
+Each record carries the share partition's delivery-complete count (KIP-1226: records at or past the
+start offset whose delivery is complete), which DescribeShareGroupOffsets' lag leaves out. As Kafka's
+share coordinator keeps it: a write at the persisted start offset keeps the larger of the two counts, a
+write behind it (or without a start offset) keeps the persisted count, one ahead of it replaces it; an
+initialized state has none complete; replay takes each record's count as it is (-1, unknown, from
+records written before the count existed).
+
 As in Kafka, a share partition's records before its latest snapshot are redundant, so the log is
 pruned rather than compacted: every `share.coordinator.state.topic.prune.interval.ms` each state
 partition's log start moves up to the oldest latest-snapshot of the keys it still holds (to its end
@@ -76,8 +83,10 @@ class PersistedState:
     updates: int = 0  # ShareUpdates since the last snapshot
     snapshot_offset: int = -1  # where the latest snapshot is in the key's state partition
     snapshot_ms: int = 0  # when it was written
+    delivery_complete: int = -1  # offsets at or past the start whose delivery is complete; -1 unknown
 
-    def merge(self, start_offset: int, batches: list[StateBatch]) -> None:
+    def merge(self, start_offset: int, batches: list[StateBatch], delivery_complete: int) -> None:
+        self.delivery_complete = delivery_complete
         if start_offset >= 0:
             self.start_offset = start_offset
         for b in batches:
@@ -106,27 +115,35 @@ class ShareStateLog:
     def initialize(self, key: ShareStateKey, start_offset: int) -> None:
         """A new state epoch at `start_offset`, nothing in flight: a snapshot."""
         old = self.states.get(key)
-        state = PersistedState(start_offset, state_epoch=(old.state_epoch + 1) if old else 0)
+        epoch = (old.state_epoch + 1) if old else 0
+        state = PersistedState(
+            start_offset, state_epoch=epoch, delivery_complete=0 if start_offset >= 0 else -1
+        )
         if old is not None:
             state.snapshot_epoch = old.snapshot_epoch + 1
         self._snapshot(key, state)
 
-    def write(self, key: ShareStateKey, start_offset: int, batches: list[StateBatch]) -> None:
+    def write(
+        self, key: ShareStateKey, start_offset: int, delivery_complete: int, batches: list[StateBatch]
+    ) -> None:
         """A share partition's changes: an update, or a snapshot when one is due."""
         state = self.states.get(key)
         if state is None:
             state = PersistedState(start_offset)
-            state.merge(start_offset, batches)
+            state.merge(start_offset, batches, delivery_complete)
             self._snapshot(key, state)
             return
+        complete = _delivery_complete(state, start_offset, delivery_complete)
+        start_offset = max(start_offset, state.start_offset)
         if state.updates >= self.config.updates_per_snapshot:
-            state.merge(start_offset, batches)
+            state.merge(start_offset, batches, complete)
             state.snapshot_epoch += 1
             self._snapshot(key, state)
             return
         value = ShareStateValue(UPDATE, state.snapshot_epoch, start_offset, batches)
+        value.delivery_complete_count = complete
         self._append(key, [(encode_key(UPDATE, key), encode_value(value))])
-        state.merge(start_offset, batches)
+        state.merge(start_offset, batches, complete)
         state.updates += 1
 
     def delete(self, key: ShareStateKey) -> None:
@@ -139,6 +156,7 @@ class ShareStateLog:
         epoch = state.state_epoch
         value = ShareStateValue(SNAPSHOT, state.snapshot_epoch, state.start_offset, batches, epoch)
         value.create_timestamp = value.write_timestamp = now
+        value.delivery_complete_count = state.delivery_complete
         state.snapshot_offset = self._append(key, [(encode_key(SNAPSHOT, key), encode_value(value))])
         state.snapshot_ms = now
         state.updates = 0
@@ -220,12 +238,12 @@ class ShareStateLog:
         state = self.states.get(key)
         if kind == SNAPSHOT or state is None:
             state = PersistedState(value.start_offset, {}, value.snapshot_epoch, value.state_epoch)
-            state.merge(value.start_offset, value.batches)
+            state.merge(value.start_offset, value.batches, value.delivery_complete_count)
             state.snapshot_offset = offset
             state.snapshot_ms = value.write_timestamp if kind == SNAPSHOT else self._wall_ms()
             self.states[key] = state
             return
-        state.merge(value.start_offset, value.batches)
+        state.merge(value.start_offset, value.batches, value.delivery_complete_count)
         state.updates += 1
 
     # -- pruning -------------------------------------------------------------------------------
@@ -270,3 +288,12 @@ class ShareStateLog:
         if pruned:
             log.info("share.state_pruned", records=pruned)
         return pruned
+
+
+def _delivery_complete(state: PersistedState, start_offset: int, delivery_complete: int) -> int:
+    """The count a write leaves, as Kafka's share coordinator merges it (see the module's docstring)."""
+    if start_offset == state.start_offset:
+        return max(delivery_complete, state.delivery_complete)
+    if start_offset < state.start_offset:
+        return state.delivery_complete
+    return delivery_complete

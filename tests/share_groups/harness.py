@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from kafkito.broker.coordinator import CoordinatorConfig, GroupCoordinator, InMemoryRecordSink
 from kafkito.broker.coordinator.consumer.topics import InMemoryTopics
 from kafkito.broker.coordinator.share.config import ShareConfig
+from kafkito.broker.coordinator.share.persister_api import StateSummary
 from kafkito.broker.coordinator.share.requests import ShareHeartbeatRequest, ShareHeartbeatResult
 from kafkito.purgatory import ManualClock, Timer
 
@@ -35,10 +36,14 @@ class MemoryPersister:
     def initialize(self, group_id: str, topic_id: uuid.UUID, partition: int, start_offset: int) -> None:
         self.offsets[(group_id, topic_id, partition)] = start_offset
 
-    def start_offsets(
+    def summaries(
         self, group_id: str, partitions: Iterable[tuple[uuid.UUID, int]]
-    ) -> dict[tuple[uuid.UUID, int], int | None]:
-        return {(t, p): self.offsets.get((group_id, t, p)) for t, p in partitions}
+    ) -> dict[tuple[uuid.UUID, int], StateSummary | None]:
+        out: dict[tuple[uuid.UUID, int], StateSummary | None] = {}
+        for t, p in partitions:
+            start = self.offsets.get((group_id, t, p))
+            out[t, p] = None if start is None else StateSummary(start, 0)
+        return out
 
     def alter(self, group_id: str, offsets: Mapping[tuple[uuid.UUID, int], int]) -> None:
         for (t, p), offset in offsets.items():

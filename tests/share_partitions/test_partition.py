@@ -18,10 +18,12 @@ ACCEPT, RELEASE, REJECT, GAP, RENEW = 1, 2, 3, 0, 4
 class Recorder:
     def __init__(self) -> None:
         self.writes: list[tuple[int, list[StateBatch]]] = []
+        self.completes: list[int] = []  # the delivery-complete count of each write
         self.releases = 0
 
-    def write(self, start: int, batches: list[StateBatch]) -> None:
+    def write(self, start: int, complete: int, batches: list[StateBatch]) -> None:
         self.writes.append((start, batches))
+        self.completes.append(complete)
 
     def release(self) -> None:
         self.releases += 1
@@ -143,6 +145,24 @@ def test_restore_keeps_terminal_states_and_makes_the_rest_available() -> None:
     assert sp.acquire("m", [13, 14, 15, 16]) == [AcquiredRange(13, 14, 1)]
     sp.acknowledge("m", [(12, 14, (ACCEPT,))])
     assert sp.start_offset == 17
+
+
+def test_each_write_counts_the_records_whose_delivery_is_complete_from_its_start_offset() -> None:
+    sp, _, rec = partition(delivery_count_limit=2)
+    sp.acquire("m", range(0, 5))
+    sp.acknowledge("m", [(1, 2, (ACCEPT,)), (3, 3, (REJECT,))])  # 0 still acquired
+    assert (rec.writes[-1][0], rec.completes[-1]) == (0, 3)
+    sp.acknowledge("m", [(0, 0, (ACCEPT,))])
+    assert (rec.writes[-1][0], rec.completes[-1]) == (0, 4)  # written before the start moves past them
+    assert sp.start_offset == 4 and sp.delivery_complete == 0
+    sp.acknowledge("m", [(4, 4, (RELEASE,))])
+    assert (rec.writes[-1][0], rec.completes[-1]) == (4, 0)
+    sp.acquire("m", [4, 5])
+    sp.release_member("m")  # 4 reaches the delivery count limit: archived; 5 is available again
+    assert (rec.writes[-1][0], rec.completes[-1]) == (4, 1)
+    assert sp.start_offset == 5 and sp.delivery_complete == 0
+    sp.restore(5, [StateBatch(5, 5, 0, 1), StateBatch(6, 7, 2, 1)])
+    assert sp.delivery_complete == 2  # the terminal records the persisted state holds past the start
 
 
 def test_skipped_offsets_and_a_moved_log_start_pass_the_start_offset() -> None:

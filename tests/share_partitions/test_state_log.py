@@ -143,6 +143,26 @@ def test_a_restart_restores_every_acknowledged_state_and_redelivers_the_rest(log
     assert records  # the batches carrying offsets 1 and 3-7
 
 
+def test_the_delivery_complete_count_is_kept_as_kafkas_share_coordinator_merges_it(logs: LogManager) -> None:
+    info = logs.create_topic("t", 1)
+    manager = _manager(logs, ManualClock())
+    key = ShareStateKey("g", info.topic_id, 0)
+    manager.state.initialize(key, 0)
+    assert manager.state.states[key].delivery_complete == 0
+    counts = []
+    for start, complete in [(0, 2), (0, 1), (5, 0), (3, 9), (5, 4)]:
+        manager.state.write(key, start, complete, [])
+        state = manager.state.states[key]
+        counts.append((state.start_offset, state.delivery_complete))
+    # the same start: the larger count; a start ahead: its count; one behind: the persisted start and count
+    assert counts == [(0, 2), (0, 2), (5, 0), (5, 0), (5, 4)]
+    written = [(v.start_offset, v.delivery_complete_count) for _, v in _state_records(logs) if v is not None]
+    assert written == [(0, 0), (0, 2), (0, 2), (5, 0), (5, 0), (5, 4)]  # the snapshot, then the updates
+    manager.close()
+    restarted = _manager(logs, ManualClock())
+    assert restarted.state.states[key].delivery_complete == 4
+
+
 # -- pruning (share.coordinator.state.topic.prune.interval.ms, cold snapshots) -----------------
 
 

@@ -1,9 +1,10 @@
 """A hypothesis state machine over one share partition: members acquire, acknowledge (accept, release,
 reject), acknowledge records they do not hold, leave; locks expire; retention deletes the oldest
-records; the broker restarts from what was
-persisted. Invariants: a record is held by at most one member; an accepted record is never delivered
-again, also after a restart; delivery counts never go down; at the end every record is delivered to
-completion (accepted, archived, or deleted by retention) exactly once."""
+records; the broker restarts from what was persisted. Invariants: a record is held by at most one
+member; an accepted record is never delivered again, also after a restart; delivery counts never go
+down; the delivery-complete count (the share partition's and the persisted one) is the number of
+terminal records at or past the start offset; at the end every record is delivered to completion
+(accepted, archived, or deleted by retention) exactly once."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ class SharePartitionMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.clock = ManualClock()
-        self.persisted = PersistedState(0)
+        self.persisted = PersistedState(0, delivery_complete=0)  # as initialized
         self.sp = self._build()
         self.held: dict[int, str] = {}  # offset -> member, as the members believe
         self.accepted: set[int] = set()
@@ -44,8 +45,8 @@ class SharePartitionMachine(RuleBasedStateMachine):
         sp.restore(self.persisted.start_offset, self.persisted.batches())
         return sp
 
-    def _write(self, start: int, batches: list[StateBatch]) -> None:
-        self.persisted.merge(start, batches)
+    def _write(self, start: int, complete: int, batches: list[StateBatch]) -> None:
+        self.persisted.merge(start, batches, complete)
 
     def _owned(self, member: str) -> list[int]:
         return sorted(
@@ -117,6 +118,13 @@ class SharePartitionMachine(RuleBasedStateMachine):
             assert offset < self.sp.start_offset or (
                 record is not None and record.state is RecordState.ACKNOWLEDGED
             )
+
+    @invariant()
+    def delivery_complete_counts_the_terminal_records_at_or_past_the_start(self) -> None:
+        terminal = {RecordState.ACKNOWLEDGED, RecordState.ARCHIVED}
+        assert self.sp.delivery_complete == sum(1 for r in self.sp.records.values() if r.state in terminal)
+        persisted = self.persisted
+        assert persisted.delivery_complete == sum(1 for s, _ in persisted.states.values() if s in terminal)
 
     def teardown(self) -> None:
         # Drain: one member takes and accepts everything left; then every record is complete.

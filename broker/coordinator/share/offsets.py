@@ -2,6 +2,9 @@
 DescribeShareGroupOffsets (start offsets and lag), AlterShareGroupOffsets and
 DeleteShareGroupOffsets (on an empty group only), with Kafka's errors.
 
+The lag is Kafka's (KIP-1226): the log end offset less the persisted start offset and the persisted
+count of records past it whose delivery is complete; -1 when either is unknown.
+
 Partitions a group has share state for are those its state-partition metadata record lists as
 initialized; altering a partition records it initialized, deleting a topic's state records it gone.
 As in Kafka, Describe asks the persister whatever the group (an unknown group or topic has start
@@ -17,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from kafkito.broker.coordinator.errors import group_write_error
 from kafkito.broker.coordinator.share.group import ShareGroup, ShareGroupState
+from kafkito.broker.coordinator.share.persister_api import StateSummary
 from kafkito.broker.coordinator.share.plan import state_record, state_without
 from kafkito.protocol.errors import ErrorCode
 
@@ -121,20 +125,23 @@ class ShareOffsets:
                 answers.append(TopicStartOffsets(name, uuid.UUID(int=0), unknown))
                 continue
             wanted = [(info.topic_id, p) for p in partitions]
-            known = persister.start_offsets(group_id, wanted) if persister is not None else {}
+            known = persister.summaries(group_id, wanted) if persister is not None else {}
             answers.append(
                 TopicStartOffsets(name, info.topic_id, tuple(self._partition(k, known) for k in wanted))
             )
         return GroupStartOffsets(group_id, ErrorCode.NONE, None, tuple(answers))
 
     def _partition(
-        self, key: tuple[uuid.UUID, int], known: Mapping[tuple[uuid.UUID, int], int | None]
+        self, key: tuple[uuid.UUID, int], known: Mapping[tuple[uuid.UUID, int], StateSummary | None]
     ) -> PartitionStartOffset:
-        start = known.get(key)
-        if start is None:
+        summary = known.get(key)
+        if summary is None:
             return PartitionStartOffset(key[1], NO_OFFSET, NO_OFFSET, NO_OFFSET)
+        start, complete = summary
+        if start < 0 or complete < 0:
+            return PartitionStartOffset(key[1], start, 0, NO_OFFSET)
         end = self.groups.log_offsets(*key)[1]
-        return PartitionStartOffset(key[1], start, 0, max(end - start, 0))
+        return PartitionStartOffset(key[1], start, 0, end - start - complete)
 
     # -- alter and delete -----------------------------------------------------------------------
 

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping
-from typing import Protocol
+from typing import NamedTuple, Protocol
+
+
+class StateSummary(NamedTuple):
+    """What Kafka's ReadShareGroupStateSummary answers of a share partition's persisted state."""
+
+    start_offset: int
+    delivery_complete: int  # offsets at or past the start whose delivery is complete (-1: unknown)
 
 
 class SharePersister(Protocol):
@@ -15,10 +22,11 @@ class SharePersister(Protocol):
         """The partition is assigned in the group for the first time: its share-partition start offset."""
         ...
 
-    def start_offsets(
+    def summaries(
         self, group_id: str, partitions: Iterable[tuple[uuid.UUID, int]]
-    ) -> dict[tuple[uuid.UUID, int], int | None]:
-        """Each partition's share-partition start offset; None for one never initialized."""
+    ) -> dict[tuple[uuid.UUID, int], StateSummary | None]:
+        """Each partition's persisted start offset and delivery-complete count; None for one never
+        initialized."""
         ...
 
     def alter(self, group_id: str, offsets: Mapping[tuple[uuid.UUID, int], int]) -> None:
