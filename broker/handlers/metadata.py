@@ -12,6 +12,9 @@ auto-created by this request is answered UNKNOWN_TOPIC_OR_PARTITION with no part
 broker has only asked its controller to create it), and the next request sees it. Without an
 authorizer, the authorized operations asked for are every operation: the cluster's (v8-v10), and each
 topic's (v8+) but for a topic id no topic has; with one, authorized_operations.py puts the principal's.
+As Kafka: a request that names a topic by id (a non-zero id) is answered for its ids alone (the topics
+it names are left out; an id named twice is answered once), and v10-v11, whose ids Kafka's broker does
+not take, answer a topic id or a null name with INVALID_REQUEST on every topic asked for.
 
 A one-node broker without ACLs encodes its answer by hand, each topic's partition list once
 (metadata_encode.py): a topic of thousands of partitions is answered in microseconds.
@@ -40,6 +43,7 @@ from kafkito.broker.security.supported_operations import (
     TOPIC_OPERATIONS,
     TOPIC_OPERATIONS_BITS,
 )
+from kafkito.protocol.error_response import error_response
 from kafkito.protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
@@ -48,6 +52,8 @@ if TYPE_CHECKING:
 
 API_KEY = 3
 VERSIONS = (0, 13)
+TOPIC_IDS_SINCE = 10  # the request's topics carry an id field
+ANSWERS_IDS_SINCE = 12  # ... and the broker answers topics asked for by id
 
 OFFSETS_TOPIC = "__consumer_offsets"
 INTERNAL_TOPICS = frozenset({OFFSETS_TOPIC, "__transaction_state", "__share_group_state"})
@@ -152,6 +158,12 @@ def handle(ctx: RequestContext, request: MetadataRequest) -> Any:
     if wanted is None:
         answers = list(topics.all())  # internal ones too, as Kafka
     else:
+        if ctx.version >= TOPIC_IDS_SINCE:
+            by_id = [t for t in wanted if _names_an_id(t)]
+            if ctx.version < ANSWERS_IDS_SINCE and (by_id or any(t.name is None for t in wanted)):
+                return error_response(API_KEY, ctx.version, request, ErrorCode.INVALID_REQUEST)
+            if by_id:  # as Kafka: a request naming a topic by id is answered for its ids only, once each
+                wanted = list({t.topic_id: t for t in by_id}.values())
         allow_auto = ctx.configs.config.auto_create_topics_enable and (
             ctx.version < 4 or request.allow_auto_topic_creation
         )
@@ -187,6 +199,11 @@ def _all_operations(ctx: RequestContext, request: MetadataRequest) -> tuple[bool
         return False, False
     cluster = ctx.version <= 10 and request.include_cluster_authorized_operations
     return request.include_topic_authorized_operations, cluster
+
+
+def _names_an_id(t: MetadataTopic) -> bool:
+    topic_id: uuid.UUID | None = t.topic_id
+    return topic_id is not None and topic_id.int != 0
 
 
 def _answer(topics: Topics, t: MetadataTopic, allow_auto: bool) -> _Answer:
