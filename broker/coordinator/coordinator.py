@@ -209,8 +209,8 @@ class GroupCoordinator:
 
     @entry
     def join_group(self, request: JoinGroupRequest, callback: JoinCallback) -> None:
-        if request.group_id in self._rt.share_groups:
-            # A group id names one group: a classic member cannot join a share group.
+        if request.group_id in self._rt.share_groups or request.group_id in self._rt.streams_groups:
+            # A group id names one group: a classic member cannot join a share or streams group.
             self._rt.outbox.send(
                 callback, JoinGroupResult(request.member_id, ErrorCode.INCONSISTENT_GROUP_PROTOCOL)
             )
@@ -270,7 +270,7 @@ class GroupCoordinator:
     ) -> None:
         """ConsumerGroupHeartbeat: `callback` gets the result once its records are written (at once
         for an error)."""
-        if request.group_id in self._rt.share_groups:
+        if request.group_id in self._rt.share_groups or request.group_id in self._rt.streams_groups:
             from kafkito.broker.coordinator.consumer.results import ConsumerHeartbeatResult
 
             message = f"Group {request.group_id} is not a consumer group."

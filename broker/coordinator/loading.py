@@ -123,6 +123,10 @@ class Loading:
         rt.txn_offsets.forget_group(group_id)
         consumer_group = rt.consumer_groups.pop(group_id, None)
         share_group = rt.share_groups.pop(group_id, None)
+        streams_group = rt.streams_groups.pop(group_id, None)
+        if streams_group is not None:
+            streams_group.dead = True
+            self._parts.streams.forget(group_id)
         if share_group is not None:
             share_group.dead = True
             self._parts.share.timers.cancel_group(group_id)

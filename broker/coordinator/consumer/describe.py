@@ -31,7 +31,7 @@ def describe_group(
     if error is not None:
         return not_found(group_id)._replace(error=error, error_message=None)
     if group is None:
-        other = group_id in rt.groups or group_id in rt.share_groups
+        other = group_id in rt.groups or group_id in rt.share_groups or group_id in rt.streams_groups
         return not_found(group_id, f"Group {group_id} is not a consumer group." if other else None)
     return describe(group, preferred_assignor(group.members, assignors, default).name)
 

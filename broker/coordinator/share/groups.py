@@ -111,10 +111,12 @@ class ShareGroups:
 
     def of_another_type(self, group_id: str) -> bool:
         """A group id names one group of one type: a classic group with members or offsets, or a
-        consumer group, is not a share group."""
+        consumer or streams group, is not a share group."""
         classic = self.rt.groups.get(group_id)
-        return group_id in self.rt.consumer_groups or (
-            classic is not None and (classic.size > 0 or bool(classic.offsets))
+        return (
+            group_id in self.rt.consumer_groups
+            or group_id in self.rt.streams_groups
+            or (classic is not None and (classic.size > 0 or bool(classic.offsets)))
         )
 
     def _check_type(self, group_id: str) -> None:

@@ -95,6 +95,11 @@ class StreamsGroups:
         finally:
             self.rt.outbox.leave()
 
+    def forget(self, group_id: str) -> None:
+        """The group's partition moved away (unloaded): none of its timers may fire here."""
+        self.timers.cancel_group(group_id)
+        self.cancel_initial_delay(group_id)
+
     def cancel_initial_delay(self, group_id: str) -> None:
         task = self._initial_delays.pop(group_id, None)
         if task is not None:
