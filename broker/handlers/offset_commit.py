@@ -6,7 +6,7 @@ v2 retention_time_ms (an explicit expiry, v2-v4 only); v3 throttle time; v4 no c
 retention_time_ms; v6 committed_leader_epoch; v7 group_instance_id (KIP-345); v8 flexible;
 v9 new-protocol member epochs (no change for classic groups); v10 topic ids instead of names
 (KIP-848 follow-up): an id no topic has is UNKNOWN_TOPIC_ID for each of its partitions, as Kafka
-answers, and the answer names topics by id.
+answers, and the answer names topics by id. A topic named twice is one entry of the answer, as Kafka's.
 """
 
 from __future__ import annotations
@@ -100,6 +100,7 @@ class _Commit:
         count = 0
         unreadable = self._unreadable() if self.ctx.authorizer is not None else ()
         by_id = version >= TOPIC_IDS_SINCE
+        slots: dict[str, int] = {}  # a topic's place in `order`
         for topic in self.request.topics:
             if by_id:
                 info = topics.get_by_id(topic.topic_id)
@@ -128,7 +129,12 @@ class _Commit:
                 count += 1
                 if count % CHUNK == 0:
                     yield
-            self.order.append((name, topic.topic_id if by_id else None, indexes))
+            listed = slots.get(name)
+            if listed is None:
+                slots[name] = len(self.order)
+                self.order.append((name, topic.topic_id if by_id else None, indexes))
+            else:  # a topic named twice is one entry of the answer, as Kafka's
+                self.order[listed][2].extend(indexes)
 
     def _unreadable(self) -> set[str]:
         """The topics the principal may not READ (the group's READ is checked before the handler)."""

@@ -122,6 +122,7 @@ def _read_topics(
     order: _Order = []
     rejected: dict[TopicPartition, ErrorCode] = {}
     offsets: dict[TopicPartition, OffsetAndMetadata] = {}
+    slots: dict[str, int] = {}  # a topic's place in `order`
     for topic in request.topics:
         if by_id:
             info = ctx.topics.get_by_id(topic.topic_id)
@@ -140,7 +141,12 @@ def _read_topics(
             else:
                 epoch = p.committed_leader_epoch if version >= 2 else -1
                 offsets[tp] = OffsetAndMetadata(p.committed_offset, p.committed_metadata, epoch, now)
-        order.append((name, topic.topic_id if by_id else None, indexes))
+        listed = slots.get(name)
+        if listed is None:
+            slots[name] = len(order)
+            order.append((name, topic.topic_id if by_id else None, indexes))
+        else:  # a topic named twice is one entry of the answer, as Kafka's
+            order[listed][2].extend(indexes)
 
     return order, rejected, offsets
 
