@@ -3,8 +3,11 @@
 epoch, DeleteGroups of an empty group, and `streams.num.standby.replicas` as a GROUP config that
 survives a restart and gives the next assignment its standbys."""
 
+# ruff: noqa: E501 - REFUSALS is a table, one refusal a line
+
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -95,12 +98,18 @@ def test_num_standby_replicas_is_a_durable_group_config(
     data = tmp_path / "cfg"
     broker = broker_factory(data, **IMMEDIATE)
     assert _configs(broker.bootstrap, "sgc") == {
+        "streams.assignment.interval.ms": "0",
+        "streams.assignor.name": "sticky",
         "streams.heartbeat.interval.ms": "5000",
+        "streams.initial.rebalance.delay.ms": "0",
         "streams.num.standby.replicas": "0",
+        "streams.rack.aware.assignment.tags": "",
         "streams.session.timeout.ms": "45000",
     }
     _set(broker.bootstrap, "sgc", "streams.num.standby.replicas", "1")
-    with pytest.raises(Exception, match="between 0 and 2"):
+    with pytest.raises(
+        Exception, match=re.escape("streams.num.standby.replicas must be less than or equal to 2")
+    ):
         _set(broker.bootstrap, "sgc", "streams.num.standby.replicas", "3")
     broker.stop()
     again = broker_factory(data, **IMMEDIATE)
@@ -118,3 +127,55 @@ def test_num_standby_replicas_is_a_durable_group_config(
         active = sorted(t for m in members for t in tasks(m.target_assignment.active_tasks))
         # Every active task has one standby, on the other member's process.
         assert sum(len(p) for _, p in standby) == sum(len(p) for _, p in active) > 0
+
+
+# Kafka 4.4's answers to each streams.* GROUP config (measured on the reference with its defaults).
+REFUSALS = [
+    ("streams.initial.rebalance.delay.ms", "-1", "Value must be at least 0"),
+    ("streams.initial.rebalance.delay.ms", "x", "Not a number of type INT"),
+    ("streams.assignment.interval.ms", "16000", "streams.assignment.interval.ms must be in the range 0 to 15000 inclusive."),
+    ("streams.num.warmup.replicas", "21", "streams.num.warmup.replicas must be less than or equal to 20"),
+    ("streams.acceptable.recovery.lag", "-1", "Value must be at least 0"),
+    ("streams.task.offset.interval.ms", "0", "Value must be at least 1"),
+    ("streams.task.offset.interval.ms", "14999", "streams.task.offset.interval.ms must be greater than or equal to 15000"),
+    ("streams.assignor.offload.enable", "maybe", "Expected value to be either true or false"),
+    ("streams.assignor.name", "nope", "streams.assignor.name 'nope' is not a registered task assignor. Registered assignors are: [sticky]."),
+    ("streams.session.timeout.ms", "1", "streams.session.timeout.ms must be in the range 45000 to 60000 inclusive."),
+]  # fmt: skip
+ACCEPTED = [
+    ("streams.initial.rebalance.delay.ms", "5000"),
+    ("streams.assignment.interval.ms", "15000"),
+    ("streams.num.warmup.replicas", "20"),
+    ("streams.acceptable.recovery.lag", "99999999999"),
+    ("streams.task.offset.interval.ms", "15000"),
+    ("streams.rack.aware.assignment.tags", "zone,rack"),
+    ("streams.assignor.offload.enable", "false"),
+    ("streams.assignor.name", "sticky"),
+]
+
+
+@pytest.mark.parametrize(("name", "value", "message"), REFUSALS)
+def test_a_streams_group_config_kafka_refuses_is_refused_with_its_message(
+    broker: ThreadBroker, name: str, value: str, message: str
+) -> None:
+    with pytest.raises(Exception, match=re.escape(message)):
+        _set(broker.bootstrap, "sgr", name, value)
+
+
+def test_every_streams_group_config_is_kept_and_the_listed_ones_described(
+    broker: ThreadBroker,
+) -> None:
+    for name, value in ACCEPTED:
+        _set(broker.bootstrap, "sgk", name, value)
+    described = _configs(broker.bootstrap, "sgk")
+    assert described["streams.initial.rebalance.delay.ms"] == "5000"
+    assert described["streams.assignment.interval.ms"] == "15000"
+    assert described["streams.rack.aware.assignment.tags"] == "zone,rack"
+    # Kafka's internal group configs are kept but not listed.
+    assert not {"streams.num.warmup.replicas", "streams.acceptable.recovery.lag"} & set(described)
+    create_topic(broker.bootstrap, "words", 1)
+    with WireClient(broker.bootstrap) as client:
+        joined = join(client, "sgk", "m1")
+        # Each heartbeat answers the group's recovery lag and task offset interval.
+        assert (joined.acceptable_recovery_lag, joined.task_offset_interval_ms) == (99_999_999_999, 15_000)
+        assert next(s.status_detail for s in joined.status).startswith("Assignment delayed")

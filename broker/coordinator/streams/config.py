@@ -1,8 +1,7 @@
 """Streams group settings: the broker's `group.streams.*` and the GROUP configs `streams.*`.
 
-The broker-level values are Kafka 4.4's defaults unless the broker sets them; a group's own config
-(`streams.num.standby.replicas`, `streams.session.timeout.ms`, `streams.heartbeat.interval.ms`)
-overrides them within the broker's bounds.
+The broker-level values are Kafka 4.4's defaults unless the broker sets them; a group's own `streams.*`
+configs (group_configs.py) override them within the broker's bounds.
 """
 
 from __future__ import annotations
@@ -10,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Protocol
+
+from kafkito.broker.coordinator.streams.group_configs import GROUP_CONFIG_NAMES, StreamsGroupConfigs
 
 MAX_INT = 2**31 - 1
 
@@ -36,6 +37,9 @@ class StreamsConfig:
     assignment_interval_ms: int = 1_000
     min_assignment_interval_ms: int = 0
     max_assignment_interval_ms: int = 15_000
+    rack_aware_assignment_tags: str = ""
+    assignor_name: str = "sticky"  # the first of group.streams.assignors, kafkito's one assignor
+    assignor_offload_enable: bool = True
 
     @classmethod
     def from_config(cls, config: Any) -> StreamsConfig:
@@ -46,105 +50,6 @@ class StreamsConfig:
             if hasattr(config, f"group_streams_{f.name}")
         }
         return cls(**values)
-
-
-GROUP_CONFIG_NAMES = {
-    "streams.session.timeout.ms": "session_timeout_ms",
-    "streams.heartbeat.interval.ms": "heartbeat_interval_ms",
-    "streams.num.standby.replicas": "num_standby_replicas",
-}
-
-
-class StreamsGroupConfigs:
-    """The GROUP configs of streams groups, over the broker's values."""
-
-    __slots__ = ("_groups", "config")
-
-    def __init__(self, config: StreamsConfig) -> None:
-        self.config = config
-        self._groups: dict[str, dict[str, int]] = {}
-
-    def set(self, group_id: str, name: str, value: int | None) -> str | None:
-        """Set (None: remove) one config of a group; the reason it is refused, or None."""
-        attribute = GROUP_CONFIG_NAMES.get(name)
-        if attribute is None:
-            return f"Unknown group config name: {name}"
-        if value is not None:
-            low, high = self._bounds(attribute)
-            if not low <= value <= high:
-                return f"Invalid value {value} for configuration {name}: must be in [{low}, {high}]"
-        configs = self._groups.setdefault(group_id, {})
-        if value is None:
-            configs.pop(attribute, None)
-        else:
-            configs[attribute] = value
-        return None
-
-    def _bounds(self, attribute: str) -> tuple[int, int]:
-        c = self.config
-        if attribute == "session_timeout_ms":
-            return c.min_session_timeout_ms, c.max_session_timeout_ms
-        if attribute == "heartbeat_interval_ms":
-            return c.min_heartbeat_interval_ms, c.max_heartbeat_interval_ms
-        return 0, c.max_standby_replicas
-
-    def _get(self, group_id: str, attribute: str) -> int:
-        value = self._groups.get(group_id, {}).get(attribute)
-        return value if value is not None else int(getattr(self.config, attribute))
-
-    def session_timeout_ms(self, group_id: str) -> int:
-        return self._get(group_id, "session_timeout_ms")
-
-    def heartbeat_interval_ms(self, group_id: str) -> int:
-        return self._get(group_id, "heartbeat_interval_ms")
-
-    def num_standby_replicas(self, group_id: str) -> int:
-        return self._get(group_id, "num_standby_replicas")
-
-    def initial_rebalance_delay_ms(self, group_id: str) -> int:
-        return self._get(group_id, "initial_rebalance_delay_ms")
-
-    def assignment_interval_ms(self, group_id: str) -> int:
-        return self._get(group_id, "assignment_interval_ms")
-
-    def assignment_configs(self, group_id: str) -> tuple[tuple[str, str], ...]:
-        """What the group metadata record keeps of the configs its last assignment used."""
-        return (("num.standby.replicas", str(self.num_standby_replicas(group_id))),)
-
-    # -- the GROUP config resource (DescribeConfigs, IncrementalAlterConfigs) --------------------
-
-    def describe(self, group_id: str) -> list[tuple[str, int | str, bool]]:
-        """(name, effective value, whether the group overrides it) for every streams group config."""
-        overrides = self._groups.get(group_id, {})
-        return [
-            (name, self._get(group_id, attribute), attribute in overrides)
-            for name, attribute in sorted(GROUP_CONFIG_NAMES.items())
-        ]
-
-    def alter(
-        self, group_id: str, set_: Mapping[str, str], delete: Collection[str], validate_only: bool = False
-    ) -> None:
-        """Set and delete overrides (all or nothing); GroupConfigError names the first problem."""
-        from kafkito.broker.coordinator.consumer.group_configs import GroupConfigError
-
-        values: dict[str, int | None] = dict.fromkeys(delete)
-        for name, raw in set_.items():
-            try:
-                values[name] = int(raw)
-            except ValueError:
-                raise GroupConfigError(
-                    f"Invalid value {raw} for configuration {name}: not a number."
-                ) from None
-        for name, value in values.items():
-            attribute = GROUP_CONFIG_NAMES.get(name)
-            if attribute is None:
-                raise GroupConfigError(f"Unknown group config name: {name}")
-            low, high = self._bounds(attribute)
-            if value is not None and not low <= value <= high:
-                raise GroupConfigError(f"{name} must be between {low} and {high} (inclusive), got {value}.")
-        if not validate_only:
-            for name, value in values.items():
-                self.set(group_id, name, value)
 
 
 class GroupConfigsWithStreams:
@@ -182,3 +87,6 @@ class GroupConfigTable(Protocol):
     def alter(
         self, group_id: str, set_: Mapping[str, str], delete: Collection[str], validate_only: bool = False
     ) -> None: ...
+
+
+__all__ = ["GROUP_CONFIG_NAMES", "GroupConfigsWithStreams", "StreamsConfig", "StreamsGroupConfigs"]

@@ -173,15 +173,15 @@ class Heartbeats:
             endpoints = all_endpoints(group, now)
         active, standby, warmup = now.assigned.wire() if send_tasks else (None, None, None)
         configured = plan.configured
-        config = self.groups.configs.config
+        configs = self.groups.configs
         return StreamsHeartbeatResult(
             ErrorCode.NONE,
             None,
             now.member_id,
             now.member_epoch,
-            self.groups.configs.heartbeat_interval_ms(group.group_id),
-            config.acceptable_recovery_lag,
-            config.task_offset_interval_ms,
+            configs.heartbeat_interval_ms(group.group_id),
+            configs.acceptable_recovery_lag(group.group_id),
+            configs.task_offset_interval_ms(group.group_id),
             tuple(statuses) if statuses else None,
             active,
             standby,
