@@ -8,6 +8,7 @@ from tests.conformance import (  # noqa: F401 - registers the scenarios
     scenarios_admin,
     scenarios_consumer_groups,
     scenarios_delete_records,
+    scenarios_edge_cases,
     scenarios_groups,
     scenarios_kafka44,
     scenarios_outside_groups,
