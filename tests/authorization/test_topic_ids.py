@@ -121,3 +121,15 @@ def test_txn_offset_commit_v6_by_id_needs_the_topic(secured: AclBroker, ids: dic
     assert by_id(r.topics, "partitions") == {
         ids["open"]: [0], ids["closed"]: [TAF], UNKNOWN_ID: [UNKNOWN_ID_ERROR]
     }  # fmt: skip
+
+
+def test_metadata_by_id_needs_describe_on_the_topic(secured: AclBroker, ids: dict[str, uuid.UUID]) -> None:
+    allow(secured, ResourceType.TOPIC, "open", AclOperation.DESCRIBE)
+    asked = [{"name": None, "topic_id": t} for t in (ids["open"], ids["closed"], UNKNOWN_ID)]
+    with WireClient(secured.plaintext) as wire:
+        r = wire.request(
+            3, 12, topics=asked, allow_auto_topic_creation=False, include_topic_authorized_operations=False
+        )
+    assert {t.topic_id: t.error_code for t in r.topics} == {
+        ids["open"]: 0, ids["closed"]: TAF, UNKNOWN_ID: UNKNOWN_ID_ERROR
+    }  # fmt: skip
