@@ -1,7 +1,10 @@
 """The share-group row (KIP-932): two share consumers of one group split a topic's records, each
 delivered once, and every record ends acknowledged; in explicit mode a released record goes to another
-member with delivery count 2 and a rejected one to none. The share-partition start offsets are read
-back with raw DescribeShareGroupOffsets requests."""
+member with delivery count 2 and a rejected one to none. That every record is acknowledged is read back
+with raw DescribeShareGroupOffsets v1 requests as Kafka 4.4 shows it: lag 0 in every partition (KIP-1226:
+the log end less the persisted start offset and the records past it whose delivery is complete). The
+persisted start offset itself is no sign of it: it moves with the share state's next write, so after
+the last acknowledgement it may still be 0 (as it is on Kafka)."""
 
 from __future__ import annotations
 
@@ -19,13 +22,20 @@ PARTITIONS = 3
 DESCRIBE_OFFSETS = 90  # DescribeShareGroupOffsets
 
 
-def start_offsets(bootstrap: str, group: str, topic: str, partitions: int) -> dict[int, int]:
-    """The group's share-partition start offsets of `topic` (-1: not initialized)."""
+def share_offsets(bootstrap: str, group: str, topic: str, partitions: int) -> dict[int, tuple[int, int]]:
+    """The group's (start offset, lag) of each partition of `topic` (-1, -1: not initialized)."""
     asked = [dict(topic_name=topic, partitions=list(range(partitions)))]
     with WireClient(bootstrap) as wire:
         (described,) = wire.request(DESCRIBE_OFFSETS, 1, groups=[dict(group_id=group, topics=asked)]).groups
     assert described.error_code == 0, f"DescribeShareGroupOffsets {group}: error {described.error_code}"
-    return {p.partition_index: p.start_offset for t in described.topics for p in t.partitions}
+    return {p.partition_index: (p.start_offset, p.lag) for t in described.topics for p in t.partitions}
+
+
+def acknowledged(offsets: dict[int, tuple[int, int]], ends: dict[int, int]) -> bool:
+    """Every partition initialized, its start offset within its log, and no lag."""
+    return offsets.keys() == ends.keys() and all(
+        0 <= start <= ends[p] and lag == 0 for p, (start, lag) in offsets.items()
+    )
 
 
 def wait_acknowledged(
@@ -33,8 +43,8 @@ def wait_acknowledged(
 ) -> None:
     ends = ref.end_offsets(bootstrap, topic, partitions)
     wait_for_consumers(
-        lambda: start_offsets(bootstrap, group, topic, partitions) == ends,
-        f"{group}'s start offsets at the log end {ends}",
+        lambda: acknowledged(share_offsets(bootstrap, group, topic, partitions), ends),
+        f"{group}'s lag 0 in every partition (log ends {ends})",
         members,
     )
 
@@ -71,7 +81,7 @@ def _release_and_reject(d: Driver, bootstrap: str) -> None:
         second = d.share_member(bootstrap, group, topic, f"{slug(d)}-second").start()
         everyone.append(second)
         wait_for_consumers(lambda: bool(second.feed.deliveries), "a record for the second member", everyone)
-        # Once the start offset passes all three, the rejected record can never be delivered again.
+        # Once all three are complete (no lag), the rejected record can never be delivered again.
         wait_acknowledged(bootstrap, group, topic, 1, everyone)
     finally:
         stop_all(everyone)
