@@ -109,6 +109,9 @@ class _MessageClasses(Mapping[int, Any]):
     def __getitem__(self, api_key: int) -> Any:
         cls = self._loaded.get(api_key)
         if cls is None:
+            from kafkito.protocol.limits import install
+
+            install()  # Kafka's limits on declared counts, before any decoder is compiled
             module, stem = MESSAGES[api_key]
             cls = self._loaded[api_key] = getattr(importlib.import_module(module), stem + self._suffix)
         return cls

@@ -6,6 +6,10 @@
 - Strings: an int16 length (negative: null), or in flexible versions a compact string: an unsigned
   varint of length + 1 (0 is null); then UTF-8 bytes.
 - Tagged-field sections: a count, then (tag, size, bytes) for each field.
+- Kafka 4.4's limits on declared counts, checked before anything is read or allocated: an array
+  of more elements, or a tagged-field section of more fields, than bytes remain in the request, or
+  an array of over 1,000,000 elements, or a section of over 10,000 fields (`MessageUtil` in
+  kafka-clients 4.4). Kafka fails the request's parsing and closes the connection.
 - CRC-32C (Castagnoli) of record batches, through the `crc32c` package loaded on first use (its
   `__init__` pulls in `importlib.metadata`, ~20 ms that would land on every broker start).
 
@@ -30,6 +34,32 @@ class WireFormatError(ValueError):
     """Bytes that do not follow the wire format: a cut value, an over-long varint, invalid UTF-8."""
 
 
+# -- Kafka's limits on declared counts ----------------------------------------------------------------
+
+MAX_ARRAY_LENGTH = 1_000_000
+MAX_TAGGED_FIELD_COUNT = 10_000
+
+
+def array_length_refused(count: int, remaining: int) -> WireFormatError | None:
+    """Why Kafka refuses an array declaring `count` elements with `remaining` bytes after its length
+    (every element takes at least one byte), or None; checked in Kafka's order."""
+    if count > remaining:
+        return WireFormatError(f"array of {count} elements declared with {remaining} bytes left")
+    if count > MAX_ARRAY_LENGTH:
+        return WireFormatError(f"array of {count} elements, above the limit of {MAX_ARRAY_LENGTH}")
+    return None
+
+
+def tagged_field_count_refused(count: int, remaining: int) -> WireFormatError | None:
+    """Why Kafka refuses a tagged-field section declaring `count` fields with `remaining` bytes after
+    its count, or None; checked in Kafka's order."""
+    if count > remaining:
+        return WireFormatError(f"{count} tagged fields declared with {remaining} bytes left")
+    if count > MAX_TAGGED_FIELD_COUNT:
+        return WireFormatError(f"{count} tagged fields, above the limit of {MAX_TAGGED_FIELD_COUNT}")
+    return None
+
+
 # -- unsigned varints (flexible versions) ------------------------------------------------------------
 
 
@@ -51,6 +81,17 @@ def read_uvarint(buf: Buffer, pos: int) -> tuple[int, int]:
         shift += 7
         if shift > 28:
             raise WireFormatError("unsigned varint longer than 5 bytes")
+
+
+def read_compact_array_length(buf: Buffer, pos: int) -> tuple[int, int]:
+    """The element count of the compact array at `pos` (-1: null) and the position after its length;
+    a count Kafka refuses (`array_length_refused`) raises WireFormatError."""
+    size, pos = read_uvarint(buf, pos)
+    if size > MAX_ARRAY_LENGTH or size > len(buf) - pos:  # size is the count + 1
+        refused = array_length_refused(size - 1, len(buf) - pos)
+        if refused is not None:
+            raise refused
+    return size - 1, pos
 
 
 def uvarint(value: int) -> bytes:
@@ -163,8 +204,11 @@ def compact_string(text: str | None) -> bytes:
 
 
 def skip_tagged_fields(buf: Buffer, pos: int) -> int:
-    """Skip a tagged-field section whose fields we do not read, checking its bounds; returns its end."""
+    """Skip a tagged-field section whose fields we do not read, checking its bounds and Kafka's limits;
+    returns its end."""
     count, pos = read_uvarint(buf, pos)
+    if count and (refused := tagged_field_count_refused(count, len(buf) - pos)) is not None:
+        raise refused
     for _ in range(count):
         _tag, pos = read_uvarint(buf, pos)
         size, pos = read_uvarint(buf, pos)

@@ -25,8 +25,8 @@ from kafkito.protocol.errors import ErrorCode
 from kafkito.protocol.primitives import (
     WireFormatError,
     compact_string,
+    read_compact_array_length,
     read_compact_string,
-    read_uvarint,
     skip_tagged_fields,
     uvarint,
 )
@@ -67,11 +67,11 @@ def _null(field: str) -> MalformedRequest:
 
 def _names(frame: bytes, pos: int) -> tuple[tuple[str, ...] | None, int]:
     """A compact nullable array of non-nullable compact strings."""
-    count, pos = read_uvarint(frame, pos)
-    if not count:
+    count, pos = read_compact_array_length(frame, pos)
+    if count < 0:
         return None, pos
     names = []
-    for _ in range(count - 1):
+    for _ in range(count):
         name, pos = read_compact_string(frame, pos)
         if name is None:
             raise _null("subscribed_topic_names[]")
@@ -81,19 +81,19 @@ def _names(frame: bytes, pos: int) -> tuple[tuple[str, ...] | None, int]:
 
 def _owned(frame: bytes, pos: int) -> tuple[OwnedPartitions | None, int]:
     """TopicPartitions: a compact nullable array of (uuid, compact array of int32, tagged fields)."""
-    count, pos = read_uvarint(frame, pos)
-    if not count:
+    count, pos = read_compact_array_length(frame, pos)
+    if count < 0:
         return None, pos
     owned = []
-    for _ in range(count - 1):
+    for _ in range(count):
         if pos + 16 > len(frame):
             raise WireFormatError("truncated topic id")
         topic_id = uuid.UUID(bytes=bytes(frame[pos : pos + 16]))
-        n, pos = read_uvarint(frame, pos + 16)
-        if not n:
+        n, pos = read_compact_array_length(frame, pos + 16)
+        if n < 0:
             raise _null("topic_partitions[].partitions")
-        partitions = struct.unpack_from(f">{n - 1}i", frame, pos)
-        pos = skip_tagged_fields(frame, pos + 4 * (n - 1))
+        partitions = struct.unpack_from(f">{n}i", frame, pos)
+        pos = skip_tagged_fields(frame, pos + 4 * n)
         owned.append((topic_id, partitions))
     return tuple(owned), pos
 
@@ -103,7 +103,9 @@ def decode(frame: bytes, offset: int, version: int) -> ConsumerGroupHeartbeatBod
 
     As there, trailing bytes are ignored, unknown tagged fields skipped, and a null where Kafka's
     schema forbids one (group id, member id, a topic name, a partition list) is refused; a field that
-    runs past the end of the frame is an error too. Raises MalformedRequest.
+    runs past the end of the frame is an error too, and so is a count Kafka's limits refuse (an array or
+    a tagged-field section longer than the bytes left or than 1,000,000 / 10,000: `primitives.py`).
+    Raises MalformedRequest.
     """
     try:
         group_id, pos = read_compact_string(frame, offset)

@@ -38,7 +38,8 @@ def decode(frame: bytes, offset: int, version: int) -> HeartbeatRequestBody:
 
     Like kafka-python: trailing bytes and unknown tagged fields are ignored. Unlike it (and like Kafka),
     a field that runs past the end of the frame is an error rather than a silently shortened string,
-    and so is a null group_id or member_id (only group_instance_id may be null). Raises MalformedRequest.
+    and so is a null group_id or member_id (only group_instance_id may be null) and a tagged-field
+    section over Kafka's limits (`skip_tagged_fields`). Raises MalformedRequest.
     """
     try:
         if version < 4:
