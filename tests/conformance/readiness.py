@@ -6,6 +6,8 @@ so the framework waits for what a client would wait for before it compares anyth
   ListOffsets without an error: Kafka's metadata cache shows the leader a moment before its replica
   manager serves the partition (Produce and Fetch then answer NOT_LEADER_OR_FOLLOWER), measured on
   the reference. Both probes change nothing on either broker.
+- A config change is applied when DescribeConfigs shows it: Kafka answers IncrementalAlterConfigs once
+  its controller committed the change, and its broker describes the old value until it applied it.
 - The coordinators are ready when FindCoordinator finds one for a key of every partition of both
   internal topics, and every group partition answers OffsetFetch and every transaction partition
   DescribeTransactions without a loading error: nothing a scenario sends then lands on a
@@ -20,7 +22,8 @@ from typing import Any
 from kafkito.broker.offsets.partitioner import partition_for
 from tests.support.wire import WireClient
 
-METADATA, LIST_OFFSETS, OFFSET_FETCH, FIND_COORDINATOR, DESCRIBE_TXNS = 3, 2, 9, 10, 65
+METADATA, LIST_OFFSETS, OFFSET_FETCH, FIND_COORDINATOR, DESCRIBE_CONFIGS, DESCRIBE_TXNS = 3, 2, 9, 10, 32, 65
+OVERRIDES = frozenset({1, 8})  # config sources: a topic's and a group's own value
 NOT_LEADER_OR_FOLLOWER = 6
 COORDINATOR_NOT_READY = frozenset({14, 15, 16})  # LOAD_IN_PROGRESS, NOT_AVAILABLE, NOT_COORDINATOR
 # What a client retries on a coordinator or a partition leader that is not there yet.
@@ -44,6 +47,21 @@ def topic_served(request: Any, name: str, partitions: int) -> bool:
         return False
     answered = listed.topics[0].partitions
     return len(answered) == partitions and all(p.error_code == 0 for p in answered)
+
+
+def config_shown(request: Any, resource_type: int, name: str, key: str, value: str | None) -> bool:
+    """Whether DescribeConfigs shows `key` of the resource set to `value` by the resource itself, or
+    (`value` None) no longer set by it."""
+    resource = {"resource_type": resource_type, "resource_name": name, "configuration_keys": [key]}
+    r = request(
+        DESCRIBE_CONFIGS, 4, include_synonyms=False, include_documentation=False, resources=[resource]
+    )
+    if r is None or not r.results or r.results[0].error_code != 0 or not r.results[0].configs:
+        return False
+    config = r.results[0].configs[0]
+    if value is None:
+        return config.config_source not in OVERRIDES
+    return config.config_source in OVERRIDES and config.value == value
 
 
 def keys_of_every_partition(partitions: int, stem: str) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tests.conformance.batches import BASE_TS, batch
 from tests.conformance.framework import Side, scenario
-from tests.conformance.readiness import topic_served
+from tests.conformance.readiness import config_shown, topic_served
 
 CREATE_TOPICS, DELETE_TOPICS, CREATE_PARTITIONS = 19, 20, 37
 METADATA, PRODUCE, FETCH, LIST_OFFSETS, DELETE_RECORDS = 3, 0, 1, 2, 21
@@ -94,9 +94,11 @@ def alter_configs(side: Side) -> None:
     create(side, t, "plain")
 
     def alter(label: str, name: str, value: str | None, op: int = 0, validate: bool = False) -> None:
-        side.request(INCREMENTAL_ALTER, 1, label, validate_only=validate,
-                     resources=[{"resource_type": TOPIC, "resource_name": t,
-                                 "configs": [{"name": name, "config_operation": op, "value": value}]}])  # fmt: skip
+        r = side.request(INCREMENTAL_ALTER, 1, label, validate_only=validate,
+                         resources=[{"resource_type": TOPIC, "resource_name": t,
+                                     "configs": [{"name": name, "config_operation": op, "value": value}]}])  # fmt: skip
+        if r is not None and not validate and r.responses[0].error_code == 0:
+            side.wait_for(f"{label} applied", lambda: config_shown(side.quietly, TOPIC, t, name, value))
 
     alter("set retention.ms", "retention.ms", "12345")
     alter("invalid value", "retention.ms", "soon")

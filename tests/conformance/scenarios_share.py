@@ -12,10 +12,12 @@ from typing import Any
 import confluent_kafka
 
 from tests.conformance.framework import Side, scenario
+from tests.conformance.readiness import config_shown
 from tests.conformance.scenarios_admin import create
 
 HEARTBEAT, FETCH, ACKNOWLEDGE, DESCRIBE_OFFSETS, ALTER_OFFSETS, DELETE_OFFSETS = 76, 78, 79, 90, 91, 92
 INCREMENTAL_ALTER_CONFIGS, METADATA = 44, 3
+GROUP = 32  # the GROUP config resource
 MEMBER = "AAAAAAAAAAAAAAAAAAAAAA"
 ACCEPT = 1
 
@@ -96,8 +98,10 @@ def share_request_refusals(side: Side) -> None:
 
 def _earliest(side: Side, group: str) -> None:
     side.request(INCREMENTAL_ALTER_CONFIGS, 1, "share.auto.offset.reset=earliest", validate_only=False,
-                 resources=[{"resource_type": 32, "resource_name": group, "configs": [
+                 resources=[{"resource_type": GROUP, "resource_name": group, "configs": [
                      {"name": "share.auto.offset.reset", "config_operation": 0, "value": "earliest"}]}])  # fmt: skip
+    side.wait_for("share.auto.offset.reset applied",
+                  lambda: config_shown(side.quietly, GROUP, group, "share.auto.offset.reset", "earliest"))  # fmt: skip
 
 
 def _one_committed_record(side: Side, t: str) -> None:
