@@ -53,16 +53,17 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def describe_group(client: Any, group: str) -> dict[str, Any]:
-    """The group as DescribeGroups gives it (ConsumerGroupDescribe for a KIP-848 consumer group); a
-    group the coordinator does not know is an error."""
+    """The group as DescribeGroups gives it (ConsumerGroupDescribe for a KIP-848 consumer group,
+    StreamsGroupDescribe for a streams group); a group the coordinator does not know is an error."""
     from kafkito.broker.tools.consumer_groups import describe_consumer_group
+    from kafkito.broker.tools.streams_groups import describe_streams_group
 
     with kafka_errors():
         described = client.describe_groups([group])[group]
     if described.get("error") and described["group_state"] == "Dead":
-        consumer_group = describe_consumer_group(client, group)
-        if consumer_group is not None:
-            return consumer_group
+        modern = describe_consumer_group(client, group) or describe_streams_group(client, group)
+        if modern is not None:
+            return modern
         raise NoSuchGroup(f"consumer group '{group}' does not exist: `kafkito groups list` shows the groups")
     return dict(described)
 

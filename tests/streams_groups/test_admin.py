@@ -7,7 +7,10 @@ survives a restart and gives the next assignment its standbys."""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -179,3 +182,18 @@ def test_every_streams_group_config_is_kept_and_the_listed_ones_described(
         # Each heartbeat answers the group's recovery lag and task offset interval.
         assert (joined.acceptable_recovery_lag, joined.task_offset_interval_ms) == (99_999_999_999, 15_000)
         assert next(s.status_detail for s in joined.status).startswith("Assignment delayed")
+
+
+def test_kafkito_groups_describe_shows_a_streams_groups_partitions(broker: ThreadBroker) -> None:
+    create_topic(broker.bootstrap, "words", 2)
+    with WireClient(broker.bootstrap) as client:
+        joined = join(client, "sgd", "m1")
+        beat(client, "sgd", "m1", joined.member_epoch, owned=[])  # the topology is ready: tasks
+        command = [sys.executable, "-m", "kafkito", "groups", "describe", "sgd", "--json"]
+        command += ["--bootstrap-server", broker.bootstrap]
+        done = subprocess.run(command, capture_output=True)
+        assert done.returncode == 0, done.stderr.decode()
+    rows = json.loads(done.stdout)["sgd"]
+    owned = sorted((r["topic"], r["partition"], r["consumer_id"]) for r in rows)
+    # Subtopology 0 reads words, 1 the repartition topic: m1 runs every task of both.
+    assert owned == [(t, p, "m1") for t in ("wc-counts-repartition", "words") for p in (0, 1)]
