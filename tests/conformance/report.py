@@ -98,8 +98,33 @@ def _explained(outcomes: list[Outcome]) -> list[str]:
             m.paths |= f.paths
             m.labels += [lb for lb in f.labels if lb not in m.labels]
         lines.append(f"- **{_cell(reason)}**")
-        lines += [f"  - {_cell(m.where())}: {_cell(m.describe())}" for m in merged.values()]
+        lines += [f"  - {_cell(line)}" for line in _entry_lines(list(merged.values()))]
     return [*lines, ""]
+
+
+def _entry_lines(found: list[Folded]) -> list[str]:
+    """The differences of one explanation: when they are fields of one entry of one exchange (a
+    config's value, source and synonyms), one line for the entry; otherwise one line each."""
+    where = {m.where() for m in found}
+    paths = [next(iter(m.paths)) for m in found if len(m.paths) == 1]
+    prefix = _common_entry(paths) if len(where) == 1 and len(paths) == len(found) > 1 else ""
+    if not prefix:
+        return [f"{m.where()}: {m.describe()}" for m in found]
+    fields = [
+        f"{p[len(prefix) :].lstrip('.')}: Kafka {m.kafka}, kafkito {m.kafkito}"
+        for p, m in zip(paths, found, strict=True)
+    ]
+    return [f"{where.pop()}: {prefix}: " + "; ".join(fields)]
+
+
+def _common_entry(paths: list[str]) -> str:
+    """The longest prefix of every path that ends an entry's key (`results[1].configs[listeners]`)."""
+    first = min(paths, key=len)
+    for end in range(len(first), 0, -1):
+        prefix = first[:end]
+        if prefix.endswith("]") and all(p.startswith(prefix) and p != prefix for p in paths):
+            return prefix
+    return ""
 
 
 def _steps(outcomes: list[Outcome]) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conformance.explained import unexplained
-from tests.conformance.framework import Scenario, Side, Step, run_pair
+from tests.conformance.framework import Outcome, Scenario, Side, Step, run_pair
 from tests.conformance.normalise import Difference
 from tests.conformance.report import write_report
 from tests.support.brokers import ThreadBroker
@@ -59,3 +59,24 @@ def test_the_report_counts_a_stop_and_lists_the_steps(tmp_path: Path) -> None:
     assert "1 scenarios, 1 requests compared, 1 unexplained differences" in text
     assert "| stops | scenario stopped | <stopped>: Kafka \"KeyError: 'api 999'\"" in text
     assert "| stops | Kafka | InitProducerId v4 a producer | retried: 2 requests, on error 14 |" in text
+
+
+def test_the_report_gives_an_explanation_once_with_the_fields_of_an_entry_on_one_line(tmp_path: Path) -> None:
+    label = "DescribeConfigs v4 every config of the broker"
+    diffs = [
+        (label, Difference("results[1].configs[listeners].value", "PLAINTEXT://a", "PLAINTEXT://b")),
+        (label, Difference("results[1].configs[listeners].config_source", 4, 5)),
+    ]
+    outcomes = [
+        Outcome(s, "admin", 1, diffs, [label]) for s in ("describe_configs_broker", "describe_configs_broker")
+    ]
+    report = tmp_path / "CONFORMANCE.md"
+    write_report(report, outcomes)
+    text = report.read_text()
+    assert "0 unexplained differences" in text
+    entry = (
+        f"  - describe_configs_broker: {label}: results[1].configs[listeners]: "
+        'value: Kafka "PLAINTEXT://a", kafkito "PLAINTEXT://b"; config_source: Kafka 4, kafkito 5'
+    )
+    assert text.count("listeners (a leased port") == 1
+    assert text.count(entry) == 1
