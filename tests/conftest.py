@@ -66,6 +66,7 @@ MARKS_BY_PATH: dict[str, str] = {
     "conformance": "slow",  # beside a real Kafka 4.4 on a JVM (make install-clients fetches it)
     "connect": "slow",  # Kafka Connect 4.4 workers on JVMs (Maven resolves tests/connect/pom.xml)
     "testing_docs/test_target.py": "slow",  # docs/testing.md on Apache Kafka 4.4 (Java, Maven)
+    "streams_groups/test_kafka_streams.py": "slow",  # Kafka Streams 4.4 applications on JVMs, a SIGKILL
 }
 SLOW_TESTS = {  # single tests, by node id relative to tests/
     "datapath/test_durability.py::test_sigkill_under_acks1_load_loses_no_acknowledged_record",
