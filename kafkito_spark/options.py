@@ -81,12 +81,18 @@ class ReadOptions:
     poll_timeout_ms: int
 
 
+DeliveryGuarantee = Literal["at-least-once", "exactly-once"]
+
+
 @dataclass(frozen=True, slots=True)
 class WriteOptions:
-    """Everything a writer needs: producer properties and the default topic."""
+    """Everything a writer needs: producer properties, the default topic, the delivery guarantee
+    and, for exactly-once, the prefix of its transactional ids."""
 
     client: dict[str, str]
     topic: str | None
+    delivery_guarantee: DeliveryGuarantee = "at-least-once"
+    transactional_id_prefix: str | None = None
 
 
 def _lower_keys(options: Mapping[str, str]) -> dict[str, str]:
@@ -193,5 +199,24 @@ def parse_read_options(options: Mapping[str, str], streaming: bool) -> ReadOptio
 
 
 def parse_write_options(options: Mapping[str, str]) -> WriteOptions:
+    """The sink's options; `deliveryGuarantee` `exactly-once` needs `transactionalIdPrefix` and
+    `topic` (its partition 0 holds the batch markers, docs/spark.md)."""
     opts = _lower_keys(options)
-    return WriteOptions(client=client_properties(opts), topic=opts.get("topic") or None)
+    topic = opts.get("topic") or None
+    guarantee = opts.get("deliveryguarantee", "at-least-once").strip().lower()
+    if guarantee not in ("at-least-once", "exactly-once"):
+        raise KafkaOptionError(
+            f"option 'deliveryGuarantee' must be at-least-once or exactly-once, got {guarantee!r}"
+        )
+    prefix = opts.get("transactionalidprefix") or None
+    if guarantee == "exactly-once":
+        if prefix is None:
+            raise KafkaOptionError("deliveryGuarantee exactly-once needs the option 'transactionalIdPrefix'")
+        if topic is None:
+            raise KafkaOptionError("deliveryGuarantee exactly-once needs the option 'topic'")
+    return WriteOptions(
+        client=client_properties(opts),
+        topic=topic,
+        delivery_guarantee="exactly-once" if guarantee == "exactly-once" else "at-least-once",
+        transactional_id_prefix=prefix,
+    )

@@ -1,10 +1,12 @@
-"""Batch and streaming writers: each Spark task produces its rows (`key`, `value`, `topic`, ...)."""
+"""Batch and streaming writers: each Spark task produces its rows (`key`, `value`, `topic`, ...),
+at least once, or exactly once in transactions the driver ends."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pyspark.sql.datasource import (
     DataSourceArrowWriter,
@@ -22,9 +24,19 @@ from pyspark.sql.types import (
 from kafkito_spark.client import RecordProducer
 from kafkito_spark.errors import KafkaOptionError
 from kafkito_spark.options import WriteOptions
+from kafkito_spark.rows import rows_of
+from kafkito_spark.transactions import (
+    BATCH_ID_PROPERTY,
+    BatchMarker,
+    TransactionToEnd,
+    end_transactions,
+    transactional_id,
+    write_in_transaction,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    from pyspark import TaskContext
 
 _KEY_VALUE_TYPES = (StringType, BinaryType)
 
@@ -68,68 +80,87 @@ def check_write_schema(schema: StructType, options: WriteOptions) -> None:
             )
 
 
-def _as_bytes(value: str | bytes | None) -> bytes | None:
-    return value.encode() if isinstance(value, str) else value
-
-
 def produce_batches(options: WriteOptions, batches: Iterator[pa.RecordBatch]) -> ProducedRecords:
     """Produce every row, wait for the broker's acknowledgements, fail the task on any error."""
     producer = RecordProducer(options.client)
-    for batch in batches:
-        columns: dict[str, list[Any]] = {
-            name.lower(): batch.column(i).to_pylist() for i, name in enumerate(batch.schema.names)
-        }
-        n = batch.num_rows
-        nothing: list[Any] = [None] * n
-        topics = [options.topic] * n if options.topic is not None else columns["topic"]
-        for topic, key, value, partition, headers in zip(
-            topics,
-            columns.get("key", nothing),
-            columns["value"],
-            columns.get("partition", nothing),
-            columns.get("headers", nothing),
-            strict=True,
-        ):
-            if topic is None:
-                raise KafkaOptionError(
-                    "null topic present in the data. Use the topic option for setting a topic."
-                )
-            producer.produce(
-                topic,
-                _as_bytes(value),
-                key=_as_bytes(key),
-                partition=partition,
-                headers=[(h["key"], h["value"]) for h in headers] if headers else None,
-            )
+    for row in rows_of(options.topic, batches):
+        producer.produce(row.topic, row.value, key=row.key, partition=row.partition, headers=row.headers)
     producer.flush()
     return ProducedRecords(producer.sent)
 
 
+def _task() -> TaskContext:
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    if context is None:
+        raise RuntimeError("the exactly-once sink writes from Spark tasks only")
+    return context
+
+
+def produce_in_transaction(
+    options: WriteOptions, batches: Iterator[pa.RecordBatch], job: str | None
+) -> TransactionToEnd:
+    """A task's rows in its own transaction, left open for the driver's commit.
+
+    A streaming task names its transaction after its micro-batch (Spark's local property
+    `streaming.sql.batchId`) and records a batch marker in it; a batch job's task after the job.
+    """
+    assert options.transactional_id_prefix is not None and options.topic is not None  # parse_write_options
+    context = _task()
+    partition = context.partitionId()
+    marker: BatchMarker | None = None
+    if job is None:
+        raw = context.getLocalProperty(BATCH_ID_PROPERTY)
+        if raw is None:
+            raise RuntimeError(f"Spark did not pass the micro-batch id ({BATCH_ID_PROPERTY}) to the task")
+        marker = BatchMarker.of(options.transactional_id_prefix, options.topic, int(raw), partition)
+        job = raw
+    txn_id = transactional_id(options.transactional_id_prefix, job, partition)
+    return write_in_transaction(options.client, txn_id, rows_of(options.topic, batches), marker)
+
+
 class KafkaBatchWriter(DataSourceArrowWriter):
-    """`df.write`: append the rows to Kafka (Kafka has no overwrite; Spark's sink appends too)."""
+    """`df.write`: append the rows to Kafka (Kafka has no overwrite; Spark's sink appends too).
+
+    Exactly-once: each task writes in its own transaction, committed when the job commits.
+    """
 
     def __init__(self, options: WriteOptions) -> None:
         self.options = options
+        self.job = uuid.uuid4().hex  # made on the driver: every attempt of a task shares it
 
-    def write(self, iterator: Iterator[pa.RecordBatch]) -> ProducedRecords:
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> WriterCommitMessage:
+        if self.options.delivery_guarantee == "exactly-once":
+            return produce_in_transaction(self.options, iterator, self.job)
         return produce_batches(self.options, iterator)
+
+    def commit(self, messages: list[WriterCommitMessage | None]) -> None:
+        end_transactions(self.options.client, messages, commit=True)
+
+    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+        end_transactions(self.options.client, messages, commit=False)
 
 
 class KafkaStreamWriter(DataSourceStreamArrowWriter):
-    """`df.writeStream`: each micro-batch's rows are produced by its tasks, at least once.
+    """`df.writeStream`: each micro-batch's rows are produced by its tasks.
 
-    A batch that fails after some tasks were acknowledged is retried whole by Spark, as with
-    Spark's own Kafka sink; `commit(batchId)` has nothing left to publish.
+    At least once by default: a batch that fails after some tasks were acknowledged is retried
+    whole by Spark, as with Spark's own Kafka sink. With `deliveryGuarantee` `exactly-once`, each
+    task writes in a transaction that `commit(batchId)` commits and `abort` aborts
+    (kafkito_spark/transactions.py).
     """
 
     def __init__(self, options: WriteOptions) -> None:
         self.options = options
 
-    def write(self, iterator: Iterator[pa.RecordBatch]) -> ProducedRecords:
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> WriterCommitMessage:
+        if self.options.delivery_guarantee == "exactly-once":
+            return produce_in_transaction(self.options, iterator, None)
         return produce_batches(self.options, iterator)
 
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
-        pass
+        end_transactions(self.options.client, messages, commit=True)
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
-        pass
+        end_transactions(self.options.client, messages, commit=False)

@@ -37,7 +37,8 @@ def bootstrap(kafkito: ThreadBroker) -> str:
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
     """One small local Spark (2 cores, ~400 MB JVM) with Spark's own Kafka connector (Ivy resolves
-    it, from ~/.ivy2 after `make install-spark`) and the `kafkito` source registered."""
+    it, from ~/.ivy2 after `make install-spark`) and the `kafkito` source registered. `local[2,2]`:
+    a failed task is tried once more, as on a cluster (the exactly-once sink's tests fail tasks)."""
     os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
     os.environ["PYSPARK_PYTHON"] = sys.executable  # workers import kafkito_spark from this venv
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
@@ -47,7 +48,7 @@ def spark() -> Iterator[SparkSession]:
     from kafkito_spark.packages import kafka_package
 
     session = (
-        SparkSession.builder.master("local[2]")
+        SparkSession.builder.master("local[2,2]")
         .appName("kafkito-spark-tests")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
