@@ -94,9 +94,12 @@ test-fast: install-dev
 	$(BIN)/python -m pytest -m "not compat and not spark and not slow" -n $(FAST_WORKERS) $(PYTEST_ARGS)
 
 # Only this target rewrites COMPATIBILITY.md (after a full run); `make test` writes its matrix under
-# pytest's temporary directory (tests/support/artifacts.py).
-compat: install-dev install-clients
-	KAFKITO_COMPAT_MATRIX=$(CURDIR)/COMPATIBILITY.md $(BIN)/python -m pytest tests/compat $(PYTEST_ARGS)
+# pytest's temporary directory (tests/support/artifacts.py). The framework tests run with the client
+# scenarios: their outcomes are the frameworks table (tests/compat/matrix.py, FRAMEWORKS).
+FRAMEWORK_TESTS := tests/connect tests/spark/test_connector.py tests/spark/test_source.py \
+  tests/spark/test_exactly_once.py $(wildcard tests/streams_groups/test_kafka_streams.py)
+compat: install-dev install-clients install-spark
+	KAFKITO_COMPAT_MATRIX=$(CURDIR)/COMPATIBILITY.md $(BIN)/python -m pytest tests/compat $(FRAMEWORK_TESTS) $(PYTEST_ARGS)
 
 # The web console's screenshots in docs/images, taken by tests/console/test_browser.py in headless
 # chromium; any other run of those tests saves them under pytest's temporary directory.

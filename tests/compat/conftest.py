@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.compat.clients.base import Driver
-from tests.compat.matrix import Matrix
+from tests.compat.matrix import FrameworkResults, Matrix
 from tests.support.artifacts import COMPAT_MATRIX_ENV, output_path
 from tests.support.brokers import ProcessBroker
 
@@ -119,7 +119,8 @@ def pytest_runtest_makereport(
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Write the matrix (`matrix_file`) when this run filled every cell of it (a partial run, e.g. with
-    -k or KAFKITO_COMPAT_CLIENTS, leaves the file alone)."""
+    -k or KAFKITO_COMPAT_CLIENTS, leaves the file alone), with the frameworks table from the outcomes
+    of the framework tests that ran in the same session (`make compat` runs them)."""
     m = session.config.stash.get(_MATRIX, None)
     if m is None or not m.cells:
         return
@@ -132,6 +133,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                 f"compat: partial run ({len(missing)} cells not run), {target.name} left as is"
             )
         return
-    target.write_text(m.render())
+    stats = reporter.stats if reporter is not None else {}
+    target.write_text(m.render(frameworks=FrameworkResults.from_stats(stats)))
     if reporter is not None:
         reporter.write_line(f"compat: wrote {target}")

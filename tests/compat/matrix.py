@@ -1,10 +1,16 @@
-"""The client x scenario result table, collected during the run and written as COMPATIBILITY.md."""
+"""The client x scenario result table, collected during the run, and the frameworks table, read from
+the same run's framework tests: written together as COMPATIBILITY.md."""
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
+from typing import Any
+
+TESTS = Path(__file__).resolve().parents[1]
 
 SCENARIOS: list[tuple[str, str]] = [
     ("bootstrap", "bootstrap + metadata"),
@@ -124,7 +130,7 @@ class Matrix:
     def missing(self, expected_clients: list[str]) -> list[tuple[str, str]]:
         return [(s, c) for s in SCENARIO_IDS for c in expected_clients if (s, c) not in self.cells]
 
-    def render(self, header_note: str = "") -> str:
+    def render(self, header_note: str = "", frameworks: FrameworkResults | None = None) -> str:
         names = list(self.clients)
         lines = [
             "# Compatibility matrix",
@@ -167,9 +173,105 @@ class Matrix:
         ]
         if notes:
             lines += ["", "Notes:", ""] + [f"{i}. {n}" for i, n in enumerate(notes, 1)]
+        if frameworks is not None:
+            lines += ["", *frameworks.render()]
         return "\n".join(lines) + "\n"
 
 
 def _one_line(text: str, limit: int = 300) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+@dataclass(frozen=True, slots=True)
+class Framework:
+    """A framework users run on top of Kafka, and the tests (paths under tests/) that run it on kafkito.
+    `absent` is the row's text while none of those tests exists yet."""
+
+    name: str
+    version: str
+    tests: tuple[str, ...]
+    absent: str = ""
+
+
+FRAMEWORKS: list[Framework] = [
+    Framework("Kafka Connect", "connect-runtime 4.4.0, distributed", ("connect/",)),
+    Framework(
+        "Spark's Kafka connector",
+        "spark-sql-kafka-0-10_2.13 4.2.0 (PySpark 4.2.0)",
+        ("spark/test_connector.py",),
+    ),
+    Framework(
+        "kafkito_spark",
+        'format("kafkito") on PySpark 4.2.0, at-least-once and exactly-once',
+        ("spark/test_source.py", "spark/test_exactly_once.py"),
+    ),
+    Framework(
+        "Flink",
+        "flink-connector-kafka",
+        (),
+        "not run here yet: no Flink job is part of the suite (a JobManager and a TaskManager next to the "
+        "suite's JVMs on this 2-core machine were left for later)",
+    ),
+    Framework(
+        "Kafka Streams",
+        "kafka-streams 4.4.0 (streams groups, KIP-1071)",
+        ("streams_groups/test_kafka_streams.py",),
+        "pending: the Streams application test of tests/streams_groups is being written",
+    ),
+]
+FRAMEWORKS_INTRO = """\
+Frameworks on top of Kafka's clients, run on kafkito by the suite's framework tests (`make compat`
+runs them with the client scenarios; each row is the outcome of its tests in that run, which are
+listed under the table)."""
+
+
+@dataclass
+class FrameworkResults:
+    """Outcomes of the framework tests in a run, by test node id (`tests/connect/...::test_x`)."""
+
+    outcomes: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_stats(cls, stats: Mapping[str, Iterable[Any]]) -> FrameworkResults:
+        """From the terminal reporter's `stats` (outcome -> reports), the call phase's outcome of each
+        test, or the failed set-up's."""
+        results = cls()
+        for outcome in ("passed", "failed", "error", "skipped"):
+            for report in stats.get(outcome, ()):
+                nodeid = getattr(report, "nodeid", "")
+                if nodeid and (getattr(report, "when", "call") == "call" or outcome != "passed"):
+                    results.outcomes.setdefault(nodeid, outcome)
+        return results
+
+    def of(self, framework: Framework) -> dict[str, str]:
+        prefixes = tuple(f"tests/{t}" for t in framework.tests)
+        return {n: o for n, o in self.outcomes.items() if prefixes and n.startswith(prefixes)}
+
+    def render(self) -> list[str]:
+        lines = [
+            "## Frameworks",
+            "",
+            FRAMEWORKS_INTRO,
+            "",
+            "| framework | as run | result |",
+            "|---|---|---|",
+        ]
+        listed: list[str] = []
+        for fw in FRAMEWORKS:
+            ran = self.of(fw)
+            exists = any((TESTS / t).exists() for t in fw.tests)
+            if not exists:
+                result = fw.absent or "no tests"
+            elif not ran:
+                result = "not run"
+            else:
+                failed = sum(1 for o in ran.values() if o != "passed")
+                result = (
+                    f"pass ({len(ran)} tests)" if not failed else f"**FAIL** ({failed} of {len(ran)} tests)"
+                )
+                listed += [f"- {fw.name}: `{n.removeprefix('tests/')}`: {o}" for n, o in sorted(ran.items())]
+            lines.append(f"| {fw.name} | {fw.version} | {result} |")
+        if listed:
+            lines += ["", "The framework tests of this run:", "", *listed]
+        return lines
