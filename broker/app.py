@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from kafkito.broker.coordinator.share.config import ShareConfig
     from kafkito.broker.security.authorizer import Authorizer
     from kafkito.broker.security.store import SecurityStore
+    from kafkito.broker.share.dead_letters import DeadLetters
     from kafkito.broker.share.manager import ShareManager
     from kafkito.broker.transactions import TransactionCoordinator
     from kafkito.broker.transactions.manager import TransactionsManager
@@ -210,6 +211,7 @@ class Broker:
         configs = self.coordinator.share_group_configs
         manager.start_offset = configs.start_offset
         manager.lock_duration = lambda group_id: int(configs.value(group_id, "share.record.lock.duration.ms"))
+        manager.dead_letters = self._dead_letters()
         logs.on_append.append(manager.wake)
         self.every_on_clock(
             "share-state-cold-snapshots", state_config.cold_snapshot_interval_ms, manager.state.snapshot_cold
@@ -217,6 +219,27 @@ class Broker:
         self.every_on_clock("share-state-prune", state_config.prune_interval_ms, manager.state.prune)
         self.share = manager
         return manager
+
+    def _dead_letters(self) -> DeadLetters:
+        """Share groups' dead-letter queues (KIP-1191), written through the topics service."""
+        from kafkito.broker.features import SHARE_VERSION
+        from kafkito.broker.share.dead_letters import DeadLetters, DeadLetterSettings
+
+        configs, groups = self.services.configs, self.coordinator.share_group_configs
+
+        def broker_setting(name: str) -> str | None:
+            for level in (configs.dynamic, configs.dynamic_default):
+                if name in level:
+                    return level[name]
+            return configs.static_value(name)
+
+        settings = DeadLetterSettings(
+            groups.dead_letter_topic,
+            groups.copy_to_dead_letters,
+            broker_setting,
+            lambda: configs.features.levels.get(SHARE_VERSION, 0) >= 2,
+        )
+        return DeadLetters(self.services.topics, settings, self.clock.now_ms)
 
     def _transactions(self) -> TransactionCoordinator:
         """The transaction coordinator over `__transaction_state`, built and loaded on first use.

@@ -49,6 +49,7 @@ VERSIONS = (0, 4)
 
 _DYNAMIC_BROKER_LOGGER_CONFIG = 6
 _GROUP_CONFIG = 8
+_BOOLEAN = 1
 _STRING = 2
 _INT = 3
 
@@ -218,9 +219,9 @@ def _rows(
         return [
             _row(
                 name,
-                str(value),
+                str(value).lower() if isinstance(value, bool) else str(value),
                 _GROUP_CONFIG if overridden else DEFAULT_CONFIG,
-                _INT if isinstance(value, int) else _STRING,
+                _BOOLEAN if isinstance(value, bool) else _INT if isinstance(value, int) else _STRING,
             )
             for name, value, overridden in ctx.groups.all_group_configs.describe(resource.resource_name)
         ]

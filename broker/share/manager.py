@@ -28,6 +28,7 @@ from kafkito.purgatory import DelayedOperation, Purgatory, Timer
 
 if TYPE_CHECKING:
     from kafkito.broker.log.manager import LogManager
+    from kafkito.broker.share.dead_letters import DeadLetters
 
 log = structlog.get_logger("kafkito.share")
 
@@ -76,6 +77,7 @@ class ShareManager:
         self.purgatory: Purgatory[DelayedShareFetch] = Purgatory("ShareFetch", timer)
         self.start_offset: StartOffset = lambda _group, offsets: offsets[1]
         self.lock_duration: LockDuration = lambda _group: limits.record_lock_duration_ms
+        self.dead_letters: DeadLetters | None = None  # share groups' dead-letter queues (KIP-1191)
 
     def load(self) -> int:
         """Reload `__share_group_state` (at start): the share partitions come back on first use."""
@@ -111,6 +113,11 @@ class ShareManager:
         sp.on_write = lambda start, complete, batches: self._write(skey, start, complete, batches)
         name = info.name
         sp.on_release = lambda: self.wake(name, partition)
+        dead_letters = self.dead_letters
+        if dead_letters is not None:
+            sp.on_archive = lambda archived, why: dead_letters.write(
+                group_id, topic_id, partition, archived, why
+            )
         self.partitions[key] = sp
         return sp
 

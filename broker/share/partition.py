@@ -13,6 +13,8 @@ change moved it, as Kafka's share partition writes first and moves its start off
 done: the persisted start offset (what DescribeShareGroupOffsets reports) catches up with the next write.
 Each write also carries the delivery-complete count (KIP-1226): how many records at or past the start
 offset it carries are ACKNOWLEDGED or ARCHIVED, so that the share group's lag can leave them out.
+Records archived by a REJECT or by the delivery count limit are told to `on_archive` first, with their
+delivery counts and why (KIP-1191: the group's dead-letter queue, `dead_letters.py`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ from kafkito.protocol.errors import ErrorCode
 from kafkito.purgatory import Timer, TimerTask
 
 WriteState = Callable[[int, int, list[StateBatch]], None]  # (start offset, delivery complete, changed)
+Archived = Callable[[list[tuple[int, int]], str], None]  # ((offset, delivery count) ..., why)
+REJECTED = "Offset rejected by client."
+DELIVERY_COUNT_EXCEEDED = "Offset delivery count exceeded the threshold."
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +65,7 @@ class SharePartition:
         "key",
         "limits",
         "next_offset",
+        "on_archive",
         "on_release",
         "on_write",
         "records",
@@ -83,6 +89,7 @@ class SharePartition:
         self.limits = limits
         self.on_write = on_write
         self.on_release = on_release  # records became available again: wake parked share fetches
+        self.on_archive: Archived = lambda _records, _why: None  # the group's dead-letter queue
         self.records: dict[int, InFlight] = {}
         self.delivery_complete = 0  # records in `records` (all at or past the start) in a terminal state
 
@@ -222,6 +229,7 @@ class SharePartition:
     def _apply(self, member_id: str, plan: list[tuple[int, AckType]]) -> None:
         changed: list[int] = []
         renewed: list[int] = []
+        rejected: list[int] = []
         released = False
         for offset, ack in plan:
             record = self.records[offset]
@@ -237,12 +245,16 @@ class SharePartition:
             else:
                 record.state = RecordState.ARCHIVED
                 self.delivery_complete += 1
+                if ack is AckType.REJECT:  # not a GAP: no record there
+                    rejected.append(offset)
             changed.append(offset)
         if renewed:
             for offset in renewed:
                 self._unlock(offset, self.records[offset])
             self.acquire_again(member_id, renewed)
         if changed:
+            self._archived(rejected, REJECTED)
+            self._archived([o for o, a in plan if a is AckType.RELEASE], DELIVERY_COUNT_EXCEEDED)
             self._write(changed)
             self._advance_start()
         if released:
@@ -268,6 +280,7 @@ class SharePartition:
             self._unlock(offset, record)
             released |= self._release(record)
         if mine:
+            self._archived(mine, DELIVERY_COUNT_EXCEEDED)
             self._write(mine)
             self._advance_start()
         if released:
@@ -285,6 +298,7 @@ class SharePartition:
             record.member_id = None
             released |= self._release(record)
         if expired:
+            self._archived(expired, DELIVERY_COUNT_EXCEEDED)
             self._write(expired)
             self._advance_start()
         if released:
@@ -307,6 +321,13 @@ class SharePartition:
             return False
         record.state = RecordState.AVAILABLE
         return True
+
+    def _archived(self, offsets: list[int], why: str) -> None:
+        """Tell `on_archive` which of `offsets` this change archived, before the change is written."""
+        records = self.records
+        archived = [(o, r.delivery_count) for o in offsets if (r := records[o]).state is RecordState.ARCHIVED]
+        if archived:
+            self.on_archive(archived, why)
 
     # -- start offset and state writes ---------------------------------------------------------
 

@@ -140,10 +140,13 @@ class _Member:
 
         self.side.wait_for("the share assignment", assigned)
 
-    def fetch_until_acquired(self) -> None:
+    def fetch_until_acquired(self, partition: int = 0) -> None:
         got: list[Any] = []
         partitions = [
-            {"topic_id": self.topic_id, "partitions": [{"partition_index": 0, "acknowledgement_batches": []}]}
+            {
+                "topic_id": self.topic_id,
+                "partitions": [{"partition_index": partition, "acknowledgement_batches": []}],
+            }
         ]
 
         def acquired() -> bool:
@@ -164,10 +167,12 @@ class _Member:
         self.side.wait_for("records acquired", acquired)
         self.side.note("acquired (first, last, delivery count)", got)
 
-    def acknowledge(self, label: str, batches: list[dict[str, Any]], final: bool = False) -> None:
+    def acknowledge(
+        self, label: str, batches: list[dict[str, Any]], final: bool = False, partition: int = 0
+    ) -> None:
         epoch = -1 if final else self.epoch
         self.side.request(ACKNOWLEDGE, 1, label, conn=self.group, group_id=self.group, member_id=self.member, share_session_epoch=epoch,
-                          topics=[{"topic_id": self.topic_id, "partitions": [{"partition_index": 0, "acknowledgement_batches": batches}]}] if batches else [])  # fmt: skip
+                          topics=[{"topic_id": self.topic_id, "partitions": [{"partition_index": partition, "acknowledgement_batches": batches}]}] if batches else [])  # fmt: skip
         self.epoch += 1
 
     def describe(self, label: str) -> None:
@@ -215,3 +220,95 @@ def share_start_offset_after_commit_marker(side: Side) -> None:
             member.describe(f"{stem}: after the session closed")
         member.leave()
         member.describe(f"{stem}: after the member left")
+
+
+DESCRIBE_CONFIGS, FETCH_DATA, REJECT, RELEASE = 32, 1, 3, 2
+DLQ_CONFIGS = ["errors.deadletterqueue.topic.name", "errors.deadletterqueue.copy.record.enable"]
+
+
+def _dead_letters(side: Side, dlq: str, partitions: int) -> list[dict[str, Any]]:
+    """Every record of the DLQ topic (by partition and offset), without its timestamp (the broker's
+    time of writing)."""
+    fetched = side.quietly(FETCH_DATA, 12, replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20, isolation_level=0,
+                           session_id=0, session_epoch=-1, forgotten_topics_data=[], rack_id="",
+                           topics=[{"topic": dlq, "partitions": [{"partition": p, "current_leader_epoch": -1, "fetch_offset": 0, "last_fetched_epoch": -1,
+                                                                  "log_start_offset": -1, "partition_max_bytes": 1 << 20} for p in range(partitions)]}])  # fmt: skip
+    if fetched is None:
+        return []
+    from kafka.record.memory_records import MemoryRecords
+
+    out = []
+    for p in fetched.responses[0].partitions:
+        for batch in MemoryRecords(bytes(p.records or b"")):
+            out += [
+                {
+                    "partition": p.partition_index,
+                    "offset": r.offset,
+                    "key": r.key,
+                    "value": r.value,
+                    "headers": list(r.headers),
+                }
+                for r in batch
+            ]
+    return out
+
+
+@scenario("sequence")
+def share_dead_letter_queue(side: Side) -> None:
+    """KIP-1191: a share group naming a DLQ topic (errors.deadletterqueue.topic.name, the topic's
+    errors.deadletterqueue.group.enable true, its name under the broker's "dlq." prefix) gets a record
+    there for each record a member rejects, and for one released until its delivery count reaches the
+    limit (5; a lone record, as Kafka acquires fewer records per fetch as their delivery counts grow);
+    errors.deadletterqueue.copy.record.enable copies the key and value. The DLQ record's
+    partition is the source partition's modulo the DLQ's partition count."""
+    t, dlq = side.name(), side.name("dlq").replace("conf-", "dlq.", 1)
+    create(side, t, "source", 3)
+    create(side, dlq, "the DLQ topic", 2, errors_deadletterqueue_group_enable="true")
+    producer = confluent_kafka.Producer({"bootstrap.servers": side.bootstrap})
+    for i in range(3):
+        producer.produce(t, key=f"k{i}".encode(), value=f"v{i}".encode(), partition=2, headers=[("h", b"x")])
+    producer.produce(t, key=b"poison", value=b"p", partition=1)
+    producer.flush(20)
+    topic_id = _topic_id(side, t)
+    seen = 0
+    for stem, copy in (("plain", "false"), ("copy", "true")):
+        group = side.name(stem)
+        side.request(INCREMENTAL_ALTER_CONFIGS, 1, f"{stem}: a name starting with __", validate_only=True,
+                     resources=[{"resource_type": GROUP, "resource_name": group, "configs": [
+                         {"name": DLQ_CONFIGS[0], "config_operation": 0, "value": "__dlq"}]}])  # fmt: skip
+        side.request(INCREMENTAL_ALTER_CONFIGS, 1, f"{stem}: the DLQ configs", validate_only=False,
+                     resources=[{"resource_type": GROUP, "resource_name": group, "configs": [
+                         {"name": "share.auto.offset.reset", "config_operation": 0, "value": "earliest"},
+                         {"name": DLQ_CONFIGS[0], "config_operation": 0, "value": dlq},
+                         {"name": DLQ_CONFIGS[1], "config_operation": 0, "value": copy}]}])  # fmt: skip
+        side.wait_for(
+            "the DLQ configs applied",
+            lambda g=group: config_shown(side.quietly, GROUP, g, DLQ_CONFIGS[0], dlq),
+        )
+        side.request(DESCRIBE_CONFIGS, 4, f"{stem}: the DLQ configs", include_synonyms=False, include_documentation=False,
+                     resources=[{"resource_type": GROUP, "resource_name": group, "configuration_keys": DLQ_CONFIGS}])  # fmt: skip
+        member = _Member(side, group, t, topic_id)
+        member.join()
+        member.fetch_until_acquired(partition=2)
+        member.acknowledge(f"{stem}: reject 0 and 2, accept 1", [
+            {"first_offset": 0, "last_offset": 0, "acknowledge_types": [REJECT]},
+            {"first_offset": 1, "last_offset": 1, "acknowledge_types": [ACCEPT]},
+            {"first_offset": 2, "last_offset": 2, "acknowledge_types": [REJECT]}], partition=2)  # fmt: skip
+        seen += 2
+        side.wait_for("the dead letters", lambda n=seen: len(_dead_letters(side, dlq, 2)) >= n)
+    group = side.name("exhausted")
+    side.request(INCREMENTAL_ALTER_CONFIGS, 1, "exhausted: the DLQ topic", validate_only=False,
+                 resources=[{"resource_type": GROUP, "resource_name": group, "configs": [
+                     {"name": "share.auto.offset.reset", "config_operation": 0, "value": "earliest"},
+                     {"name": DLQ_CONFIGS[0], "config_operation": 0, "value": dlq}]}])  # fmt: skip
+    side.wait_for(
+        "the DLQ topic applied", lambda: config_shown(side.quietly, GROUP, group, DLQ_CONFIGS[0], dlq)
+    )
+    member = _Member(side, group, t, topic_id)
+    member.join()
+    for attempt in range(1, 6):
+        member.fetch_until_acquired(partition=1)
+        member.acknowledge(f"exhausted: release the record, delivery {attempt}",
+                           [{"first_offset": 0, "last_offset": 0, "acknowledge_types": [RELEASE]}], partition=1)  # fmt: skip
+    side.wait_for("the exhausted record's dead letter", lambda: len(_dead_letters(side, dlq, 2)) > seen)
+    side.note("the DLQ topic's records", _dead_letters(side, dlq, 2))

@@ -46,8 +46,13 @@ HEARTBEAT_INTERVAL = "share.heartbeat.interval.ms"
 AUTO_OFFSET_RESET = "share.auto.offset.reset"
 RECORD_LOCK_DURATION = "share.record.lock.duration.ms"
 ISOLATION_LEVEL = "share.isolation.level"
+# KIP-1191: the group's dead-letter queue topic ("" for none) and whether its records copy the original
+DLQ_TOPIC_NAME = "errors.deadletterqueue.topic.name"
+DLQ_COPY_RECORD = "errors.deadletterqueue.copy.record.enable"
 SHARE_GROUP_CONFIG_NAMES = (
     AUTO_OFFSET_RESET,
+    DLQ_COPY_RECORD,
+    DLQ_TOPIC_NAME,
     HEARTBEAT_INTERVAL,
     ISOLATION_LEVEL,
     RECORD_LOCK_DURATION,

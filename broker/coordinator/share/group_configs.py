@@ -1,8 +1,11 @@
 """Per-group share configs (Kafka's GroupConfig for share groups, on a GROUP config resource):
 `share.session.timeout.ms`, `share.heartbeat.interval.ms` and `share.record.lock.duration.ms`, each
 within the broker's `group.share.min/max.*` bounds, `share.auto.offset.reset` (latest, the default,
-or earliest) for partitions a group starts to consume, and `share.isolation.level`
-(read_uncommitted, the default, or read_committed) for what its share fetches may acquire.
+or earliest) for partitions a group starts to consume, `share.isolation.level`
+(read_uncommitted, the default, or read_committed) for what its share fetches may acquire, and the
+group's dead-letter queue (KIP-1191): `errors.deadletterqueue.topic.name` (none when blank; a name
+starting with `__` is refused) and `errors.deadletterqueue.copy.record.enable` (`broker/share/
+dead_letters.py` writes to it).
 
 Kept across restarts by the shell, as for consumer groups (`broker/durable_group_configs.py`).
 """
@@ -15,6 +18,8 @@ from typing import Protocol
 from kafkito.broker.coordinator.consumer.group_configs import GroupConfigError
 from kafkito.broker.coordinator.share.config import (
     AUTO_OFFSET_RESET,
+    DLQ_COPY_RECORD,
+    DLQ_TOPIC_NAME,
     HEARTBEAT_INTERVAL,
     ISOLATION_LEVEL,
     RECORD_LOCK_DURATION,
@@ -24,8 +29,10 @@ from kafkito.broker.coordinator.share.config import (
 
 AUTO_OFFSET_RESET_VALUES = ("earliest", "latest")
 ISOLATION_LEVEL_VALUES = ("read_committed", "read_uncommitted")
-Value = int | str
+Value = int | str | bool
 _CHOICES = {AUTO_OFFSET_RESET: AUTO_OFFSET_RESET_VALUES, ISOLATION_LEVEL: ISOLATION_LEVEL_VALUES}
+# The configs of share groups whose names do not start with `share.`
+OTHER_NAMES = frozenset((DLQ_TOPIC_NAME, DLQ_COPY_RECORD))
 
 
 class ShareGroupConfigs:
@@ -41,6 +48,8 @@ class ShareGroupConfigs:
         c = self._config
         return {
             AUTO_OFFSET_RESET: "latest",
+            DLQ_COPY_RECORD: False,
+            DLQ_TOPIC_NAME: "",
             ISOLATION_LEVEL: "read_uncommitted",
             HEARTBEAT_INTERVAL: c.group_share_heartbeat_interval_ms,
             RECORD_LOCK_DURATION: c.group_share_record_lock_duration_ms,
@@ -64,6 +73,14 @@ class ShareGroupConfigs:
         """Where a share partition starts: the log start (earliest) or end (latest, the default)."""
         earliest = self.value(group_id, AUTO_OFFSET_RESET) == "earliest"
         return log_offsets[0] if earliest else log_offsets[1]
+
+    def dead_letter_topic(self, group_id: str) -> str:
+        """The group's dead-letter queue topic; "" when it has none (blank)."""
+        return str(self.value(group_id, DLQ_TOPIC_NAME)).strip()
+
+    def copy_to_dead_letters(self, group_id: str) -> bool:
+        """Whether the group's dead-letter records carry the original record's key and value."""
+        return self.value(group_id, DLQ_COPY_RECORD) is True
 
     def describe(self, group_id: str) -> list[tuple[str, Value, bool]]:
         """(name, effective value, whether the group overrides it) for every share group config."""
@@ -103,6 +120,15 @@ class ShareGroupConfigs:
 
     def _parsed(self, name: str, raw: str) -> Value:
         self._known(name)
+        if name == DLQ_TOPIC_NAME:
+            if raw.strip().startswith("__"):
+                raise GroupConfigError(f"{name}: a dead-letter queue topic's name must not start with '__'")
+            return raw
+        if name == DLQ_COPY_RECORD:
+            flag = raw.strip().lower()
+            if flag not in ("true", "false"):
+                raise GroupConfigError(f"Invalid value {raw} for configuration {name}: true or false.")
+            return flag == "true"
         choices = _CHOICES.get(name)
         if choices is not None:
             if raw not in choices:
@@ -167,7 +193,7 @@ class AllGroupConfigs:
         self, group_id: str, set_: Mapping[str, str], delete: Collection[str], validate_only: bool = False
     ) -> None:
         def share(name: str) -> bool:
-            return name.startswith("share.")
+            return name.startswith("share.") or name in OTHER_NAMES
 
         parts: list[tuple[ConsumerConfigs, dict[str, str], list[str]]] = [
             (
