@@ -9,6 +9,7 @@ acks=0). An API missing here is answered by the generic mirror in `error_respons
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -185,6 +186,17 @@ def _find_coordinator(request: Any, version: int, f: Failure) -> Fields:
             for key in _each(request, "coordinator_keys")
         ]
     }
+
+
+def _api_versions(request: Any, version: int, f: Failure) -> Fields:
+    """An unsupported version names ApiVersions' own range, so a client can retry within it (KIP-511);
+    Kafka's getErrorResponse gives its own range, which kafkito's registry serves too."""
+    own = (
+        [{"api_key": 18, "min_version": 0, "max_version": 5}]
+        if f.code == ErrorCode.UNSUPPORTED_VERSION
+        else []
+    )
+    return {"error_code": f.code, "api_keys": own}
 
 
 # -- groups ----------------------------------------------------------------------------------------
@@ -375,10 +387,110 @@ def _describe_transactions(request: Any, version: int, f: Failure) -> Fields:
                                    for i in _each(request, "transactional_ids")]}  # fmt: skip
 
 
+def _write_txn_markers(request: Any, version: int, f: Failure) -> Fields:
+    """Every partition of every marker, through Kafka's hash maps: one result per producer id (a
+    repeated one keeps its first place and answers its last marker's partitions), each partition once,
+    and the order those maps iterate in (producer ids, then topics, then partitions)."""
+    markers = list(_each(request, "markers"))
+    by_producer: dict[int, list[tuple[str, int]]] = {}
+    for marker in markers:
+        named = (
+            (t.name, p) for t in _each(marker, "topics") for p in t.partition_indexes or ()
+        )  # fmt: skip
+        by_producer[marker.producer_id] = java_hash_order(list(dict.fromkeys(named)), _topic_partition_hash)
+    results = []
+    for producer_id in java_hash_order(list(by_producer), _long_hash, capacity=len(markers)):
+        topics: dict[str, list[Fields]] = {}
+        for name, index in by_producer[producer_id]:
+            topics.setdefault(name, []).append({"partition_index": index, "error_code": f.code})
+        ordered = java_hash_order(list(topics), _string_hash)
+        results.append({"producer_id": producer_id, "topics": [{"name": n, "partitions": topics[n]}
+                                                               for n in ordered]})  # fmt: skip
+    return {"markers": results}
+
+
+# -- Java's HashMap iteration order ------------------------------------------------------------------
+# Some getErrorResponse implementations collect the request's entries in a java.util.HashMap and answer
+# in the order it iterates: by bucket (the spread hash masked by the table size the map grew to), and
+# in insertion order within a bucket. Bins turned into trees (nine or more keys in one bucket of a
+# table of 64 or more) are not modelled: they never happen for the few entries of such requests.
+
+
+def _int32(value: int) -> int:
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+def _string_hash(text: str) -> int:
+    """java.lang.String.hashCode (over UTF-16 code units)."""
+    h = 0
+    units = text.encode("utf-16-be")
+    for i in range(0, len(units), 2):
+        h = (31 * h + int.from_bytes(units[i : i + 2], "big")) & 0xFFFFFFFF
+    return _int32(h)
+
+
+def _long_hash(value: int) -> int:
+    """java.lang.Long.hashCode."""
+    bits = value & 0xFFFFFFFFFFFFFFFF
+    return _int32(bits ^ (bits >> 32))
+
+
+def _topic_partition_hash(key: tuple[str, int]) -> int:
+    """org.apache.kafka.common.TopicPartition.hashCode."""
+    topic, partition = key
+    return _int32(31 * (31 + partition) + _string_hash(topic))
+
+
+def _table_size(initial: int) -> int:
+    """HashMap.tableSizeFor: the power of two at least `initial` (1 for 0)."""
+    size = 1
+    while size < initial:
+        size <<= 1
+    return size
+
+
+def java_hash_order(keys: list[Any], hash_of: Callable[[Any], int], capacity: int | None = None) -> list[Any]:
+    """`keys` (distinct, in insertion order) in the order a java.util.HashMap iterates them, built by
+    `new HashMap<>(capacity)` (None: `new HashMap<>()`) and one put per key."""
+    hashes = [hash_of(k) & 0xFFFFFFFF for k in keys]
+    spread = [h ^ (h >> 16) for h in hashes]
+    table, threshold = 0, (16 if capacity is None else _table_size(capacity))
+    bins: Counter[int] = Counter()
+    for size, h in enumerate(spread, start=1):
+        if table == 0:
+            table, threshold = threshold, int(threshold * 0.75)
+        bins[h & (table - 1)] += 1
+        grow = bins[h & (table - 1)] > 8 and table < 64  # a long bin grows a small table
+        if grow or size > threshold:
+            threshold = threshold * 2 if table >= 16 else int(table * 2 * 0.75)
+            table *= 2
+            bins = Counter(s & (table - 1) for s in spread[:size])
+            if grow and size > threshold:
+                threshold = threshold * 2 if table >= 16 else int(table * 2 * 0.75)
+                table *= 2
+                bins = Counter(s & (table - 1) for s in spread[:size])
+    order = sorted(range(len(keys)), key=lambda i: spread[i] & (table - 1) if table else 0)
+    return [keys[i] for i in order]
+
+
 def _describe_topic_partitions(request: Any, version: int, f: Failure) -> Fields:
     return {"topics": [{"name": t.name, "error_code": f.code, "is_internal": False, "partitions": []}
                        for t in _each(request, "topics")]}  # fmt: skip
 
+
+# CreateDelegationToken's refusal: no token, owned and requested by User:ANONYMOUS.
+_NO_TOKEN = {
+    "principal_type": "User",
+    "principal_name": "ANONYMOUS",
+    "token_requester_principal_type": "User",
+    "token_requester_principal_name": "ANONYMOUS",
+    "issue_timestamp_ms": -1,
+    "expiry_timestamp_ms": -1,
+    "max_timestamp_ms": -1,
+    "token_id": "",
+    "hmac": b"",
+}
 
 BUILDERS: dict[int, Builder] = {
     0: _produce,
@@ -395,7 +507,7 @@ BUILDERS: dict[int, Builder] = {
     15: _describe_groups,
     16: _top(groups=[]),  # ListGroups
     17: _top(mechanisms=[]),  # SaslHandshake
-    18: _top(),  # ApiVersions
+    18: _api_versions,
     19: _create_topics,
     20: _delete_topics,
     21: _by_topic_partition("topics", "name", "partitions", "partition_index", low_watermark=-1),
@@ -404,6 +516,7 @@ BUILDERS: dict[int, Builder] = {
     24: _add_partitions_to_txn,
     25: _top(),  # AddOffsetsToTxn
     26: _top(),  # EndTxn
+    27: _write_txn_markers,
     28: _by_topic_partition("topics", "name", "partitions", "partition_index"),  # TxnOffsetCommit
     29: _top_with_message,  # DescribeAcls
     30: _per_entry("creations", "results"),  # CreateAcls
@@ -414,6 +527,7 @@ BUILDERS: dict[int, Builder] = {
     35: _top(),  # DescribeLogDirs (from v3; before, an empty answer)
     36: _top_with_message,  # SaslAuthenticate
     37: _create_partitions,
+    38: _top(**_NO_TOKEN),  # CreateDelegationToken
     42: _groups_by_id("groups_names", "results"),  # DeleteGroups
     43: _elect_leaders,
     44: _resources("responses"),  # IncrementalAlterConfigs
@@ -424,6 +538,7 @@ BUILDERS: dict[int, Builder] = {
     49: _alter_client_quotas,
     50: _describe_user_scram_credentials,
     51: _alter_user_scram_credentials,
+    55: _top_with_canned,  # DescribeQuorum (the error's own text, whatever the failure's)
     57: _top_with_message,  # UpdateFeatures (no per-feature results)
     60: _top_with_message,  # DescribeCluster
     61: _describe_producers,

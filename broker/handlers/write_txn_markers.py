@@ -9,8 +9,8 @@ INVALID_PRODUCER_EPOCH, TRANSACTION_COORDINATOR_FENCED) and a `__consumer_offset
 commits or drops the producer's pending transactional offsets. A partition the broker does not have
 is UNKNOWN_TOPIC_OR_PARTITION. The response has an error per partition, in the request's order.
 With an authorizer the request needs CLUSTER_ACTION on the cluster, as in Kafka, else every partition
-is CLUSTER_AUTHORIZATION_FAILED (Kafka's whole-request refusal); the check is here rather than in
-`security/api_checks.py`, whose generic refusal cannot list partitions named by index two levels down.
+is CLUSTER_AUTHORIZATION_FAILED: Kafka's whole-request refusal, its getErrorResponse, built by
+`protocol/error_answers.py` (one result per producer id, each partition once, in Kafka's hash-map order).
 
 v0 was removed in Kafka 4.0 (kafkito serves it as 3.9 did, unless
 `kafkito.api.versions.kafka4.minimums`); v1 flexible; v2 adds each marker's TransactionVersion
@@ -30,6 +30,7 @@ from kafkito.broker.coordinator.results import TopicPartition
 from kafkito.broker.security.acls import AclOperation
 from kafkito.broker.transactions.marker_writer import BrokerMarkerWriter
 from kafkito.broker.transactions.ports import MarkerRequest, TransactionResult
+from kafkito.protocol.error_response import error_response
 from kafkito.protocol.errors import ErrorCode
 
 API_KEY = 27
@@ -64,8 +65,7 @@ def handle(ctx: RequestContext, request: WriteTxnMarkersRequestBody) -> Any:
     markers = list(request.markers)
     authorizer = ctx.authorizer
     if authorizer is not None and not authorizer.authorize_cluster(ctx, AclOperation.CLUSTER_ACTION):
-        refused = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
-        return ctx.response(markers=[_result(m, {}, refused) for m in markers])
+        return error_response(API_KEY, ctx.version, request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     if not markers:
         return ctx.response(markers=[])
     writer = BrokerMarkerWriter(ctx.topics.get_log, ctx.groups)
@@ -104,10 +104,8 @@ def handle(ctx: RequestContext, request: WriteTxnMarkersRequestBody) -> Any:
     return future
 
 
-def _result(
-    marker: WritableTxnMarker, errors: Errors, otherwise: ErrorCode = ErrorCode.UNKNOWN_SERVER_ERROR
-) -> dict[str, Any]:
-    """The marker's answer: each partition's error from `errors`, `otherwise` for one not in it."""
+def _result(marker: WritableTxnMarker, errors: Errors) -> dict[str, Any]:
+    """The marker's answer: each partition's error from `errors` (UNKNOWN_SERVER_ERROR if missing)."""
     return dict(
         producer_id=marker.producer_id,
         topics=[
@@ -116,7 +114,7 @@ def _result(
                 partitions=[
                     dict(
                         partition_index=p,
-                        error_code=errors.get(TopicPartition(t.name, p), otherwise),
+                        error_code=errors.get(TopicPartition(t.name, p), ErrorCode.UNKNOWN_SERVER_ERROR),
                     )
                     for p in t.partition_indexes
                 ],

@@ -1,6 +1,7 @@
 """The answer to a request failed as a whole, for every served API and version, is where Kafka's
 getErrorResponse puts the error: the table below says, per API, which response error codes carry it and
-which request entries they answer (one each), written from Kafka's request classes."""
+which request entries they answer (one each), written from Kafka's request classes and checked against
+them byte for byte by test_error_answers_vs_kafka.py (which needs a JVM)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,11 @@ def _elect(v: int) -> Where:
     return per_partition if v == 0 else {**TOP, **per_partition}
 
 
+def _metadata(v: int) -> Where:
+    per_topic = {"topics.error_code": "topics"}
+    return {**TOP, **per_topic} if v >= 13 else per_topic  # v13 added the top-level error code
+
+
 def _same(where: Where) -> Callable[[int], Where]:
     return lambda v: where
 
@@ -55,7 +61,7 @@ WHERE: dict[int, Callable[[int], Where]] = {
     0: _same({"responses.partition_responses.error_code": "topic_data.partition_data"}),
     1: _fetch,
     2: _same({"topics.partitions.error_code": "topics.partitions"}),
-    3: _same({"topics.error_code": "topics"}),
+    3: _metadata,
     8: _same({"topics.partitions.error_code": "topics.partitions"}),
     9: _offset_fetch,
     10: lambda v: TOP if v < 4 else {"coordinators.error_code": "coordinator_keys"},
@@ -65,6 +71,7 @@ WHERE: dict[int, Callable[[int], Where]] = {
     21: _same({"topics.partitions.error_code": "topics.partitions"}),
     23: _same({"topics.partitions.error_code": "topics.partitions"}),
     24: _add_partitions,
+    27: _same({"markers.topics.partitions.error_code": "markers.topics.partition_indexes"}),
     28: _same({"topics.partitions.error_code": "topics.partitions"}),
     30: _same({"results.error_code": "creations"}),
     31: _same({"filter_results.error_code": "filters"}),
