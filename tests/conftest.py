@@ -51,6 +51,7 @@ MARKS_BY_PATH: dict[str, str] = {
     "transactions_e2e/test_kafkajs.py": "slow",  # KafkaJS transactions, on node (make install-clients)
     "datapath/test_kcat.py": "slow",  # kcat, which `make install-clients` installs
     "consumer_groups_clients": "slow",  # KIP-848 confluent consumers: SIGKILL, session timeouts, restarts
+    "protocol/test_error_answers_vs_kafka.py": "slow",  # Kafka 4.4's request classes on a JVM (the oracle)
     "cli/test_session.py": "slow",  # not long, but drives tmux, which `make install-clients` installs
     "admin_tail/test_autocreate_clients.py": "slow",  # four real clients, kcat among them
     "cluster/test_leader_failover.py": "slow",  # real clients while a three-node cluster's nodes stop
