@@ -42,8 +42,8 @@ EXPECTED: dict[int, set[int]] = {
     68: {E.INVALID_REQUEST},  # ConsumerGroupHeartbeat: no group id
     72: {E.INVALID_REQUEST},  # PushTelemetry: no client instance id
     76: {E.INVALID_REQUEST},  # ShareGroupHeartbeat: no group id
-    78: {E.INVALID_GROUP_ID},  # ShareFetch
-    79: {E.INVALID_GROUP_ID},  # ShareAcknowledge
+    78: {E.INVALID_REQUEST},  # ShareFetch: no member id (checked before the group id, as Kafka 4.4 does)
+    79: {E.INVALID_REQUEST},  # ShareAcknowledge: no member id
     88: {E.INVALID_REQUEST},  # StreamsGroupHeartbeat: no member id
     91: {E.INVALID_GROUP_ID},  # AlterShareGroupOffsets
     92: {E.INVALID_GROUP_ID},  # DeleteShareGroupOffsets
