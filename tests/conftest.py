@@ -62,7 +62,8 @@ MARKS_BY_PATH: dict[str, str] = {
     "share_partitions/test_share_consumers.py": "slow",  # confluent ShareConsumers, one SIGKILLed
     "go_clients": "slow",  # Sarama, kafka-go and franz-go, built with Go 1.26 (make install-clients)
     "share_groups/test_clients.py": "slow",  # confluent ShareConsumers: a SIGKILLed member fenced
-    "console/test_browser.py": "slow",  # headless chromium, which `make install-clients` installs
+    "console/test_browser": "slow",  # headless chromium, which `make install-clients` installs
+    "delegation_tokens/test_java_tools.py": "slow",  # kafka-tools 4.4 and a Java consumer (JVMs)
     "java_admin": "slow",  # kafka-clients 4.4's Admin in the Java driver JVM (`make install-clients`)
     "conformance": "slow",  # beside a real Kafka 4.4 on a JVM (make install-clients fetches it)
     "connect": "slow",  # Kafka Connect 4.4 workers on JVMs (Maven resolves tests/connect/pom.xml)
@@ -72,6 +73,7 @@ MARKS_BY_PATH: dict[str, str] = {
 SLOW_TESTS = {  # single tests, by node id relative to tests/
     "datapath/test_durability.py::test_sigkill_under_acks1_load_loses_no_acknowledged_record",
     "broker/test_bootstrap_clients.py::test_kcat_lists_metadata",  # kcat (make install-clients)
+    "cli/test_transactions_abort.py::test_kafka_transactions_sh_aborts_on_kafkito",  # kafka-tools 4.4 (JVM)
 }
 
 
