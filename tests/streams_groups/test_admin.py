@@ -20,7 +20,7 @@ from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, C
 
 from kafkito.protocol.errors import ErrorCode
 from tests.streams_groups.conftest import IMMEDIATE
-from tests.streams_groups.test_wire import beat, describe, join, tasks
+from tests.streams_groups.test_wire import beat, describe, join, tasks, word_count
 from tests.support.admin import create_topic
 from tests.support.brokers import ThreadBroker
 from tests.support.wire import WireClient
@@ -28,10 +28,10 @@ from tests.support.wire import WireClient
 LIST_GROUPS, DESCRIBE_GROUPS, DELETE_GROUPS, OFFSET_COMMIT, OFFSET_FETCH = 16, 15, 42, 8, 9
 
 
-def _commit(client: WireClient, group: str, member: str, epoch: int, offset: int) -> Any:
+def _commit(client: WireClient, group: str, member: str, epoch: int, offset: int, version: int = 9) -> Any:
     answer = client.request(
         OFFSET_COMMIT,
-        9,
+        version,
         group_id=group,
         generation_id_or_member_epoch=epoch,
         member_id=member,
@@ -70,6 +70,9 @@ def test_streams_group_in_list_describe_offsets_and_delete(broker: ThreadBroker)
         assert _commit(client, "sga", "m1", epoch - 1, 5) == ErrorCode.STALE_MEMBER_EPOCH
         assert _commit(client, "sga", "nobody", epoch, 5) == ErrorCode.UNKNOWN_MEMBER_ID
         assert _commit(client, "sga", "m1", epoch, 7) == ErrorCode.NONE
+        # A member commits with v9+, as Kafka 4.4 requires of KIP-1071 members; the member is checked first.
+        assert _commit(client, "sga", "m1", epoch, 8, version=8) == ErrorCode.UNSUPPORTED_VERSION
+        assert _commit(client, "sga", "nobody", epoch, 8, version=8) == ErrorCode.UNKNOWN_MEMBER_ID
         assert _fetch(client, "sga") == 7
         deleted = client.request(DELETE_GROUPS, 2, groups_names=["sga"]).results[0]
         assert deleted.error_code == ErrorCode.NON_EMPTY_GROUP
@@ -197,3 +200,25 @@ def test_kafkito_groups_describe_shows_a_streams_groups_partitions(broker: Threa
     owned = sorted((r["topic"], r["partition"], r["consumer_id"]) for r in rows)
     # Subtopology 0 reads words, 1 the repartition topic: m1 runs every task of both.
     assert owned == [(t, p, "m1") for t in ("wc-counts-repartition", "words") for p in (0, 1)]
+
+
+def test_offsets_of_a_source_topic_are_kept_while_the_group_has_members_even_not_ready(
+    broker: ThreadBroker,
+) -> None:
+    """Kafka 4.4's isSubscribedToTopic: any member makes the topology's source topics subscribed, ready or
+    not (a group whose source topic is missing is NotReady); an empty group's offsets may be deleted."""
+    create_topic(broker.bootstrap, "words", 1)
+    topology = word_count()
+    topology["subtopologies"][0]["source_topics"] = ["words", "absent"]  # one source topic missing
+    with WireClient(broker.bootstrap) as client:
+        assert join(client, "sgn", "m1", topology=topology).error_code == ErrorCode.NONE
+        assert describe(client, "sgn").group_state == "NotReady"
+        offset_delete = dict(
+            group_id="sgn", topics=[dict(name="words", partitions=[dict(partition_index=0)])]
+        )
+        refused = client.request(47, 0, **offset_delete)
+        assert refused.error_code == ErrorCode.NONE
+        assert refused.topics[0].partitions[0].error_code == ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC
+        assert beat(client, "sgn", "m1", -1).error_code == ErrorCode.NONE
+        deleted = client.request(47, 0, **offset_delete)
+        assert deleted.topics[0].partitions[0].error_code == ErrorCode.NONE

@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from kafkito.broker.coordinator.requests import MEMBER_EPOCH_COMMIT_VERSION
 from kafkito.broker.coordinator.results import OffsetAndMetadata, TopicPartition
 from kafkito.broker.coordinator.streams.internal_topics import ConfiguredTopology
 from kafkito.broker.coordinator.streams.member import (
@@ -209,10 +210,11 @@ class StreamsGroup:
         instance_id: str | None,
         member_epoch: int,
         transactional: bool = False,
-        api_version: int = 9,
+        api_version: int = MEMBER_EPOCH_COMMIT_VERSION,
     ) -> ErrorCode | None:
         """Kafka's StreamsGroup.validateOffsetCommit: from outside the group only while it is empty;
-        a member must be known and at its epoch (STALE_MEMBER_EPOCH)."""
+        a member must be known, commit with OffsetCommit v9+ (UNSUPPORTED_VERSION below, as KIP-1071's
+        members use epochs) and be at its epoch (STALE_MEMBER_EPOCH)."""
         if member_epoch < 0 and not self.members:
             return None
         if transactional and member_epoch == -1 and member_id == "" and instance_id is None:
@@ -220,6 +222,8 @@ class StreamsGroup:
         member = self.members.get(member_id)
         if member is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
+        if not transactional and api_version < MEMBER_EPOCH_COMMIT_VERSION:
+            return ErrorCode.UNSUPPORTED_VERSION
         if member_epoch != member.member_epoch:
             return ErrorCode.STALE_MEMBER_EPOCH
         return None
@@ -236,8 +240,8 @@ class StreamsGroup:
 
     def is_subscribed_to_topic(self, topic: str) -> bool:
         """Kafka's StreamsGroup.isSubscribedToTopic: a source or repartition source topic of the
-        topology as last checked against the topics (none while it is not ready)."""
-        if self.topology is None or self.configured is None or not self.configured.is_ready:
+        topology, unless the group is empty (its offsets may then be deleted and expire)."""
+        if self.topology is None or not self.members or self.dead:
             return False
         return any(topic in s.input_topics() for s in self.topology.subtopologies)
 
