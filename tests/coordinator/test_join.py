@@ -219,6 +219,17 @@ def test_protocol_vote_picks_the_most_preferred_common_protocol() -> None:
     assert {r.result.protocol_type for r in replies} == {"consumer"}
 
 
+def test_a_protocol_named_twice_by_a_member_counts_once() -> None:
+    # A JoinGroup naming "range" twice (a fuzzed frame did): the group still has a common protocol
+    # when the join completes, rather than a timer task failing to vote for none.
+    h = Harness()
+    _, twice = h.join_new(client_id="c0", protocols=[("range", b"a"), ("range", b"b")])
+    _, once = h.join_new(client_id="c1", protocols=[("range", b"")])
+    h.advance(6_000)
+    assert {r.result.protocol_name for r in (twice, once)} == {"range"}
+    assert {r.result.error for r in (twice, once)} == {ErrorCode.NONE}
+
+
 def test_disjoint_protocols_get_inconsistent_group_protocol() -> None:
     h = Harness()
     h.stable_group(1)

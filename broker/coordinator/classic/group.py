@@ -307,13 +307,15 @@ class ClassicGroup:
     # -- protocols ------------------------------------------------------------------------------
 
     def _inc_protocols(self, member: Member) -> None:
+        # Each name once per member: a JoinGroup naming a protocol twice must not count as two members
+        # (the name would then match no member count, leaving no candidate protocol to vote for).
         counts = self._supported_protocols
-        for name, _ in member.protocols:
+        for name in {name for name, _ in member.protocols}:
             counts[name] = counts.get(name, 0) + 1
 
     def _dec_protocols(self, member: Member) -> None:
         counts = self._supported_protocols
-        for name, _ in member.protocols:
+        for name in {name for name, _ in member.protocols}:
             left = counts.get(name, 0) - 1
             if left > 0:
                 counts[name] = left
