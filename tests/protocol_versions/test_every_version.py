@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from kafkito.broker.handlers import KAFKA4_MINIMUMS, VERSIONS, supported_versions
-from kafkito.protocol.codec import MESSAGES, REQUESTS, RESPONSES, build_request
+from kafkito.broker.handlers import KAFKA4_MINIMUMS, supported_versions
+from kafkito.protocol.codec import RESPONSES, build_request
 from kafkito.protocol.error_response import error_response
 from kafkito.protocol.errors import ErrorCode
 from tests.conftest import make_config
@@ -129,27 +129,6 @@ def test_kafka4_broker_answers_every_version_it_serves(
         frame = _ask(client, api_key, version)
         assert frame is not None
         assert version == RESPONSES[api_key].decode(frame, version=version, header=True).API_VERSION
-
-
-# APIs kafka-python has a schema of and kafkito has no handler for (DescribeQuorum, ...): answered
-# UNSUPPORTED_VERSION at every version of the schema, not closed.
-UNSERVED = [
-    (key, v) for key in sorted(MESSAGES) if key not in VERSIONS for v in range(REQUESTS[key].max_version + 1)
-]
-
-
-@pytest.mark.parametrize(("api_key", "version"), UNSERVED)
-def test_a_known_api_without_a_handler_is_answered_unsupported_version(
-    brokers: dict[bool, ThreadBroker], api_key: int, version: int
-) -> None:
-    with WireClient(brokers[False].bootstrap) as client:
-        frame = _ask(client, api_key, version)
-        assert frame is not None, "the broker closed the connection"
-        response = RESPONSES[api_key].decode(frame, version=version, header=True)
-        assert bytes(response.encode(header=True)) == frame
-        if hasattr(response, "error_code"):
-            assert response.error_code == E.UNSUPPORTED_VERSION
-        assert client.request(18, 0).error_code == E.NONE
 
 
 def test_the_refusal_mirrors_the_entries_of_a_response_without_a_top_level_error() -> None:
