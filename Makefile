@@ -83,8 +83,12 @@ run: $(STAMP)
 	@$(BIN)/kafkito serve --host $(HOST) --port $(PORT) --data-dir $(DATA) \
 	  --set group.initial.rebalance.delay.ms=0 --http 127.0.0.1:$(HTTP_PORT) --banner
 
+# Two runs: the tests that only wait on sockets in FAST_WORKERS processes (as test-fast), then the
+# client matrix, Spark and the long crash, JVM and real-client tests one at a time (they load the two
+# cores themselves). Together they are the whole suite: every test is in exactly one of the two.
 test: install-dev install-clients
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not compat and not spark and not slow" -n $(FAST_WORKERS) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "compat or spark or slow" $(PYTEST_ARGS)
 
 # The edit-test loop: everything but the client matrix, Spark and the long crash/real-client group
 # tests (markers applied by location in tests/conftest.py), in FAST_WORKERS processes (pytest-xdist:
