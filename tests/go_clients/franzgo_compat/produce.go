@@ -106,7 +106,8 @@ func sendOffsets(ctx context.Context, cl *kgo.Client, cmd command, group string,
 	commit.TransactionalID, commit.Group, commit.ProducerID, commit.ProducerEpoch = cmd.TransactionalID, group, id, epoch
 	commit.Generation = -1
 	topic := kmsg.NewTxnOffsetCommitRequestTopic()
-	topic.Topic = cmd.Topic
+	topic.Topic = cmd.Topic                     // v0-v5
+	topic.TopicID = topicID(ctx, cl, cmd.Topic) // v6+ (KIP-1319) names topics by id only
 	for p, o := range offsets {
 		partition, err := strconv.Atoi(p)
 		must(err, "partition")
@@ -150,4 +151,19 @@ func oldProtocol(cmd command) {
 			got++
 		})
 	}
+}
+
+// topicID asks the broker for a topic's id (a TxnOffsetCommit from v6 names its topics by id).
+func topicID(ctx context.Context, cl *kgo.Client, name string) [16]byte {
+	req := kmsg.NewPtrMetadataRequest()
+	t := kmsg.NewMetadataRequestTopic()
+	t.Topic = kmsg.StringPtr(name)
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(ctx, cl)
+	must(err, "metadata")
+	if len(resp.Topics) != 1 {
+		must(fmt.Errorf("metadata answered %d topics for %s", len(resp.Topics), name), "metadata")
+	}
+	must(kerr.ErrorForCode(resp.Topics[0].ErrorCode), "metadata "+name)
+	return resp.Topics[0].TopicID
 }
