@@ -69,6 +69,7 @@ MARKS_BY_PATH: dict[str, str] = {
     "connect": "slow",  # Kafka Connect 4.4 workers on JVMs (Maven resolves tests/connect/pom.xml)
     "testing_docs/test_target.py": "slow",  # docs/testing.md on Apache Kafka 4.4 (Java, Maven)
     "streams_groups/test_kafka_streams.py": "slow",  # Kafka Streams 4.4 applications on JVMs, a SIGKILL
+    "streams_groups/test_streams_groups_command.py": "slow",  # kafka-streams-groups.sh and Kafka 4.4 on JVMs
 }
 SLOW_TESTS = {  # single tests, by node id relative to tests/
     "datapath/test_durability.py::test_sigkill_under_acks1_load_loses_no_acknowledged_record",
