@@ -19,6 +19,7 @@ from kafkito.broker.coordinator.streams.config import StreamsConfig, StreamsGrou
 from kafkito.broker.coordinator.streams.group import StreamsGroup
 from kafkito.broker.coordinator.streams.internal_topics import ConfiguredTopology, configure
 from kafkito.broker.coordinator.streams.member import MemberState, StreamsGroupState
+from kafkito.broker.coordinator.streams.rebalances import Before, record_rebalance
 from kafkito.broker.coordinator.streams.records import (
     StreamsGroupCurrentAssignmentTombstone,
     StreamsGroupMemberTombstone,
@@ -188,8 +189,7 @@ class StreamsGroups:
         records: Sequence[CoordinatorRecord],
         configured: ConfiguredTopology | None = None,
     ) -> None:
-        before = self.groups.get(group_id)
-        previous = before.state if before is not None else None
+        before = Before(self.groups.get(group_id))
         for record in records:
             self.replay(cast("StreamsGroupRecord", record))
         after = self.groups.get(group_id)
@@ -198,24 +198,16 @@ class StreamsGroups:
         if configured is not None and after.topology is not None and configured.epoch == after.topology.epoch:
             after.configured = configured
         state = after.state
-        if previous is not state:
-            members = sorted(after.members)
+        if before.state is not state:
             log.info(
                 "streams_group.transition",
                 group=group_id,
-                from_state=previous.value if previous else None,
+                from_state=before.state.value if before.state else None,
                 to_state=state.value,
                 epoch=after.group_epoch,
-                members=members,
+                members=sorted(after.members),
             )
-            self.rt.timeline.transition(
-                group_id,
-                previous.value if previous else "",
-                state.value,
-                generation=after.group_epoch,
-                reason="streams group records",
-                members=members,
-            )
+        record_rebalance(self.rt.timeline, before, after, cast("list[StreamsGroupRecord]", records))
 
     # -- members leaving ------------------------------------------------------------------------
 

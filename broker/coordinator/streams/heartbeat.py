@@ -130,6 +130,15 @@ class Heartbeats:
                 old_member=replaced.member_id,
                 member=member.member_id,
             )
+            self.rt.timeline.record(
+                group.group_id,
+                "member_replaced",
+                generation=group.group_epoch,
+                reason=f"static member {request.instance_id} rejoined",
+                member=member.member_id,
+                old_member=replaced.member_id,
+                instance=request.instance_id,
+            )
         if member.member_id not in group.members:
             self.rt.timeline.member_joined(
                 group.group_id, member.member_id, generation=group.group_epoch, reason="joining the group"
