@@ -1,5 +1,6 @@
 """Consumer groups as the console shows them: state, protocol, members and their assignment, and the
-committed offset and lag of every partition the group has an offset for or is assigned."""
+committed offset and lag of every partition the group has an offset for or is assigned. Streams groups
+are listed with them and described by `streams_groups`."""
 
 from __future__ import annotations
 
@@ -69,7 +70,9 @@ def group_list(broker: Broker) -> list[dict[str, Any]]:
                 "lag": lag,
             }
         )
-    return rows
+    from kafkito.broker.console.streams_groups import streams_rows
+
+    return sorted(rows + streams_rows(broker), key=lambda row: str(row["group_id"]))
 
 
 def _protocol_name(described: dict[str, Any]) -> str:
@@ -78,6 +81,11 @@ def _protocol_name(described: dict[str, Any]) -> str:
 
 
 def group_detail(broker: Broker, group_id: str) -> dict[str, Any]:
+    from kafkito.broker.console.streams_groups import streams_detail
+
+    streams = streams_detail(broker, group_id)
+    if streams is not None:
+        return streams
     described = broker.steering.describe_group(group_id)
     if described is None:
         raise NotFound(f"no group {group_id}")

@@ -203,6 +203,11 @@ def groups(rows: list[dict[str, Any]]) -> str:
 
 def group(data: dict[str, Any], events: list[dict[str, Any]], write: bool) -> str:
     gid = data["group_id"]
+    reset = reset_form(gid, sorted({o["topic"] for o in data["offsets"]})) if write else ""
+    if data.get("type") == "streams":
+        from kafkito.broker.console.pages_streams import streams_group
+
+        return streams_group(data, events) + reset
     members = [
         (
             e(m["member_id"]),
@@ -237,7 +242,6 @@ def group(data: dict[str, Any], events: list[dict[str, Any]], write: bool) -> st
         f'<span>generation <b id="group-generation">{e(data["generation"])}</b></span>'
         f'<span>lag <b id="group-lag">{e(data["lag"])}</b></span></p>'
     )
-    reset = reset_form(gid, sorted({o["topic"] for o in data["offsets"]})) if write else ""
     return (
         f'<h1>Group <span id="group-id">{e(gid)}</span></h1>{facts}'
         + "<h2>Members</h2>"

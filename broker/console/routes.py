@@ -201,7 +201,8 @@ def _events(request: web.Request) -> list[dict[str, Any]]:
     console = _console(request)
     group_id = request.match_info["group"]
     events = console.broker.steering.group_timeline(group_id)
-    if not events and console.broker.steering.describe_group(group_id) is None:
+    known = console.broker.steering.describe_group(group_id) is not None
+    if not events and not known and console.broker.coordinator.get_streams_group(group_id) is None:
         raise topics.NotFound(f"no group {group_id}")
     return events
 
