@@ -316,7 +316,7 @@ values: st.SearchStrategy[ConsumerValue] = st.one_of(
             st.lists(st.tuples(names, st.binary(max_size=20)), max_size=3).map(tuple),
         ),
     ),
-    st.builds(TargetAssignmentMetadataValue, int32),
+    st.builds(TargetAssignmentMetadataValue, int32, int64),
     st.builds(TargetAssignmentMemberValue, topic_partitions),
     st.builds(
         CurrentMemberAssignmentValue,

@@ -33,7 +33,9 @@ class Broker:
     ) -> None:
         self.data_dir = data_dir
         self.log_props = log_props
-        self.h = Harness(CoordinatorConfig(), topics, start_ms=wall_start)
+        self.h = Harness(
+            CoordinatorConfig(group_consumer_assignment_interval_ms=0), topics, start_ms=wall_start
+        )
         self.logs = LogManager(data_dir, dict(log_props), time_ms=self.wall)
         self.manager = OffsetsManager(self.logs, OffsetsConfig(num_partitions=3), self.h.clock)
         self.h.sink = self.manager.sink  # type: ignore[assignment]
