@@ -4,7 +4,8 @@ per heartbeat once they are steady.
 
 Run: .venv/bin/python bench/streams_groups.py [--sizes 3,10,50] [--runs 1] [--partitions 50]
                                              [--window 60] [--settle 10] [--idle 10]
-                                             [--only kafkito|kafka] [--baseline DIR] [--json FILE]
+                                             [--fetch-wait-ms MS] [--only kafkito|kafka]
+                                             [--baseline DIR] [--json FILE]
 Needs `make install-clients` (Kafka 4.4's jars and the Java driver
 tests/kafka_reference/src/main/java/org/kafkito/streams/GroupFormationBench.java).
 
@@ -22,8 +23,12 @@ all started together.
   the heartbeats the N instances sent in it (the sum of their clients' heartbeat-total metrics), also
   their fetches and their requests of every kind. CPU per heartbeat is the window's CPU over the
   heartbeats; "net" subtracts the broker's idle CPU rate first. The window's CPU is not heartbeats
-  alone: each member also keeps a Fetch parked (fetch.max.wait.ms 500) and refreshes metadata, which
-  the fetches and requests columns count.
+  alone: each member also keeps a Fetch parked (fetch.max.wait.ms 500: two a second against a heartbeat
+  every 5 s), which the fetches and requests columns count; `--fetch-wait-ms 10000` makes heartbeats
+  the larger part (one fetch every 10 s).
+- The driver's `trace` (printed on stderr with each run's figures, and in `--json`) lists each change
+  of the described group while it formed: ms, state, members, group epoch, target assignment epoch,
+  members at that epoch.
 Both brokers get `group.streams.initial.rebalance.delay.ms=3000` (Kafka's default, kafkito's too) and
 `group.initial.rebalance.delay.ms=0` (as the other comparisons); the members heartbeat at the broker's
 `group.streams.heartbeat.interval.ms`, 5000 ms by default on both. Brokers alternate order run by run.
@@ -91,10 +96,11 @@ def create_topics(bootstrap: str, partitions: int) -> None:
 class Driver:
     """The JVM of N instances (GroupFormationBench), its JSON lines read one at a time."""
 
-    def __init__(self, bootstrap: str, instances: int, partitions: int, state: Path, timeout_s: int) -> None:
+    def __init__(self, bootstrap: str, n: int, args: argparse.Namespace, state: Path) -> None:
         classpath = f"{JAR}:{CLASSPATH.read_text().strip()}"
         argv = [JAVA, *DRIVER_JVM, "-cp", classpath, DRIVER, bootstrap, APPLICATION, INPUT, OUTPUT]
-        argv += [str(instances), str(partitions), str(state), str(timeout_s)]
+        argv += [str(n), str(args.partitions), str(state), str(args.timeout)]
+        argv += [str(args.fetch_wait_ms)] if args.fetch_wait_ms is not None else []
         self.log = state.parent / "driver.log"
         with open(self.log, "wb") as err:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
@@ -135,7 +141,7 @@ def measure(command: BrokerCommand, n: int, args: argparse.Namespace) -> dict[st
         time.sleep(args.idle)
         idle_rate = (cpu_seconds(pid) - cpu0) / args.idle
         (Path(tmp) / "state").mkdir()
-        driver = Driver(bootstrap, n, args.partitions, Path(tmp) / "state", args.timeout)
+        driver = Driver(bootstrap, n, args, Path(tmp) / "state")
         try:
             formed = driver.line("formed")
             result: dict[str, Any] = {"n": n, "idle_cpu_ms_per_s": idle_rate * 1000, **formed}
@@ -203,6 +209,9 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=10.0, help="seconds from formed to the window")
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of the broker's idle CPU reading")
     parser.add_argument("--timeout", type=int, default=300, help="seconds the driver waits for a group")
+    parser.add_argument(
+        "--fetch-wait-ms", type=int, help="the instances' main consumer fetch.max.wait.ms (default 500)"
+    )
     parser.add_argument("--only", choices=["kafkito", "kafka"], help="measure one broker only")
     parser.add_argument("--baseline", metavar="DIR", help="also measure the kafkito of DIR/.venv")
     parser.add_argument("--json", metavar="FILE", help="write every run's figures there")

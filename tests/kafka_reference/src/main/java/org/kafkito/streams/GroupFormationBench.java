@@ -19,6 +19,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.StreamsGroupDescription;
 import org.apache.kafka.clients.admin.StreamsGroupMemberDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.serialization.Serdes;
@@ -37,15 +38,18 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 /**
  * N instances of one Kafka Streams application in this JVM, started together, for bench/streams_groups.py:
  * {@code GroupFormationBench <bootstrap> <application.id> <input> <output> <instances> <partitions>
- * <state.dir> <timeout.s>}. Each instance is its own {@code KafkaStreams} (one stream thread, its own
+ * <state.dir> <timeout.s> [<fetch.max.wait.ms>]}. Each instance is its own {@code KafkaStreams} (one stream thread, its own
  * state directory, {@code group.protocol=streams}) running the word count's shape (WordCount.java: a
  * repartition topic and a state store, so two subtopologies of {@code partitions} tasks each); everything
- * else is Kafka Streams' defaults. It prints JSON lines on stdout:
+ * else is Kafka Streams' defaults (the main consumers' {@code fetch.max.wait.ms} when given). It prints JSON
+ * lines on stdout:
  * <ul>
  * <li>{@code formed}: milliseconds from the first {@code start()} until the broker describes the group
  * ({@code Admin.describeStreamsGroups}, polled every 50 ms) as Stable with every instance a member and
  * every task assigned once ({@code stable_ms}), and until every instance is RUNNING with its active tasks
- * adding up to every task once ({@code running_ms}); -1 for what did not happen within the timeout;</li>
+ * adding up to every task once ({@code running_ms}); -1 for what did not happen within the timeout; and
+ * {@code trace}, each change of the described group seen by the polls (ms, state, members, group epoch,
+ * target assignment epoch, members at that epoch);</li>
  * <li>{@code mark}, for each {@code mark} line read on stdin: the sums over every instance's clients of
  * the heartbeats, fetches and requests sent so far (their {@code heartbeat-total}, {@code fetch-total},
  * {@code request-total} metrics), and the group's state and member count as described then.</li>
@@ -65,12 +69,13 @@ public final class GroupFormationBench {
         int instances = Integer.parseInt(args[4]), partitions = Integer.parseInt(args[5]);
         Path stateDir = Path.of(args[6]);
         long timeoutMs = TimeUnit.SECONDS.toMillis(Long.parseLong(args[7]));
+        String fetchWaitMs = args.length > 8 ? args[8] : null;
 
         Topology topology = wordCount(input, output);
         int tasks = topology.describe().subtopologies().size() * partitions;
         List<KafkaStreams> apps = new ArrayList<>();
         for (int i = 0; i < instances; i++) {
-            apps.add(new KafkaStreams(topology, props(bootstrap, applicationId, stateDir.resolve("i" + i))));
+            apps.add(new KafkaStreams(topology, props(bootstrap, applicationId, stateDir.resolve("i" + i), fetchWaitMs)));
         }
         Properties adminProps = new Properties();
         adminProps.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -81,10 +86,18 @@ public final class GroupFormationBench {
             }
             long stable = -1, running = -1;
             int describes = 0;
+            List<List<Object>> trace = new ArrayList<>();
             while ((stable < 0 || running < 0) && elapsedMs(t0) < timeoutMs) {
                 if (stable < 0) {
                     describes++;
-                    if (stableWithEveryTask(describe(admin, applicationId), instances, tasks)) {
+                    StreamsGroupDescription group = describe(admin, applicationId);
+                    List<Object> seen = summary(group);
+                    if (trace.isEmpty() || !trace.get(trace.size() - 1).subList(1, seen.size() + 1).equals(seen)) {
+                        List<Object> change = new ArrayList<>(List.of(elapsedMs(t0)));
+                        change.addAll(seen);
+                        trace.add(change);
+                    }
+                    if (stableWithEveryTask(group, instances, tasks)) {
                         stable = elapsedMs(t0);
                     }
                 }
@@ -94,7 +107,7 @@ public final class GroupFormationBench {
                 Thread.sleep(50);
             }
             say(Map.of("event", "formed", "stable_ms", stable, "running_ms", running, "tasks", tasks,
-                "describes", describes));
+                "describes", describes, "trace", trace));
             BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line = stdin.readLine(); line != null && line.equals("mark"); line = stdin.readLine()) {
                 say(mark(apps, describe(admin, applicationId)));
@@ -116,7 +129,7 @@ public final class GroupFormationBench {
         return builder.build();
     }
 
-    static Properties props(String bootstrap, String applicationId, Path stateDir) {
+    static Properties props(String bootstrap, String applicationId, Path stateDir, String fetchWaitMs) {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -124,6 +137,9 @@ public final class GroupFormationBench {
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
+        if (fetchWaitMs != null) {
+            props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), fetchWaitMs);
+        }
         return props;
     }
 
@@ -135,6 +151,17 @@ public final class GroupFormationBench {
         } catch (Exception e) {  // not there yet, or the coordinator is loading: the next poll asks again
             return null;
         }
+    }
+
+    /** State, members, group epoch, target assignment epoch, members at the target epoch. */
+    static List<Object> summary(StreamsGroupDescription group) {
+        if (group == null) {
+            return List.of("none", 0, -1, -1, 0);
+        }
+        long reconciled = group.members().stream()
+            .filter(m -> m.memberEpoch() == group.targetAssignmentEpoch()).count();
+        return List.of(group.groupState().toString(), group.members().size(), group.groupEpoch(),
+            group.targetAssignmentEpoch(), reconciled);
     }
 
     static boolean stableWithEveryTask(StreamsGroupDescription group, int instances, int tasks) {
