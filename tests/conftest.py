@@ -75,6 +75,7 @@ SLOW_TESTS = {  # single tests, by node id relative to tests/
     "datapath/test_durability.py::test_sigkill_under_acks1_load_loses_no_acknowledged_record",
     "broker/test_bootstrap_clients.py::test_kcat_lists_metadata",  # kcat (make install-clients)
     "cli/test_transactions_abort.py::test_kafka_transactions_sh_aborts_on_kafkito",  # kafka-tools 4.4 (JVM)
+    "control/test_http_api.py::test_a_blackholed_member_is_evicted_by_an_advance_and_the_timeline_tells_it",
 }
 
 

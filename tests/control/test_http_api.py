@@ -136,10 +136,13 @@ def test_a_blackholed_member_is_evicted_by_an_advance_and_the_timeline_tells_it(
     controlled: ControlledBroker,
 ) -> None:
     create_topic(controlled.bootstrap, "http-events")
-    member = KafkaPythonMember(controlled.bootstrap, "http-events", "http-group", "http-member")
+    # A 15 s session (kafka-python's heartbeats can stall that long on a loaded machine), advanced past.
+    member = KafkaPythonMember(
+        controlled.bootstrap, "http-events", "http-group", "http-member", session_timeout_ms=15_000
+    )
     try:
         stable = controlled.call(
-            "POST", "/groups/http-group/wait", {"state": "Stable", "members": 1, "timeout": 60}
+            "POST", "/groups/http-group/wait", {"state": "Stable", "members": 1, "timeout": 50}
         )
         assert stable.status == 200, stable
         assert [m["client_id"] for m in stable.body["members"]] == ["http-member"]
@@ -147,7 +150,7 @@ def test_a_blackholed_member_is_evicted_by_an_advance_and_the_timeline_tells_it(
         assert described["state"] == "Stable" and described["generation"] >= 1
 
         controlled.call("POST", "/connections/blackhole", {"client_id": "http-member"})
-        advanced = controlled.call("POST", "/clock/advance", {"ms": 6_001})  # its session timeout
+        advanced = controlled.call("POST", "/clock/advance", {"ms": 15_001})  # its session timeout
         assert advanced.status == 200
         empty = controlled.call(
             "POST", "/groups/http-group/wait", {"state": "Empty", "members": 0, "timeout": 30}
