@@ -84,8 +84,9 @@ class Tv2Producer:
             topics.setdefault(topic, []).append(entry)
         r = self.wire.request(
             TXN_OFFSET_COMMIT, TXN_OFFSET_COMMIT_V2, transactional_id=self.transactional_id, group_id=group,
-            producer_id=self.producer_id, producer_epoch=self.epoch, generation_id_or_member_epoch=-1, member_id="",
-            group_instance_id=None, topics=[dict(name=t, partitions=ps) for t, ps in topics.items()],
+            producer_id=self.producer_id, producer_epoch=self.epoch, generation_id_or_member_epoch=-1,
+            member_id="", group_instance_id=None,
+            topics=[dict(name=t, partitions=ps) for t, ps in topics.items()],
         )  # fmt: skip
         return {(t.name, p.partition_index): int(p.error_code) for t in r.topics for p in t.partitions}
 
