@@ -71,9 +71,12 @@ def main() -> None:
     cases: dict[str, Callable[[], bytes]] = {"Produce v9 (acks=1, 1 record)": _produce, "Fetch v12": _fetch}
     results: dict[str, list[float]] = {name: [] for name in cases}
     for nodes in (1, 3):
-        with tempfile.TemporaryDirectory() as data_dir, kafkito.testing.start(
-            nodes=nodes, data_dir=data_dir, log_level="warning", log_retention_check_interval_ms=3600000
-        ) as handle:
+        with (
+            tempfile.TemporaryDirectory() as data_dir,
+            kafkito.testing.start(
+                nodes=nodes, data_dir=data_dir, log_level="warning", log_retention_check_interval_ms=3600000
+            ) as handle,
+        ):
             handle.create_topic(TOPIC, partitions=1, replication_factor=nodes)
             for name, build in cases.items():
                 results[name].append(_time(handle, build(), args.number, args.repeat))
