@@ -87,7 +87,11 @@ def _release_and_reject(d: Driver, bootstrap: str) -> None:
         stop_all(everyone)
     handed = first.feed.deliveries + second.feed.deliveries
     assert {c for _, o, c in first.feed.deliveries} == {1}, f"first member: {first.feed.deliveries}"
-    assert [(o, c) for _, o, c in second.feed.deliveries if o == 0] == [(0, 2)], handed  # the release
+    # The release: record 0 comes to the second member once, as a redelivery. Its count is 2, or more
+    # when the first member's client had fetched it again ahead of its application and released it
+    # as it closed (a client's prefetch; Kafka counts that acquisition too).
+    again = [c for _, o, c in second.feed.deliveries if o == 0]
+    assert len(again) == 1 and again[0] >= 2, handed
     assert [c for _, o, c in handed if o == 1] == [1], handed  # the reject: never again
     assert [c for _, o, c in handed if o == 2] == [1], handed  # the accepted record: once
 

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from selenium.common.exceptions import ElementNotInteractableException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
@@ -18,6 +19,19 @@ from tests.console.support import ConsoleBroker
 from tests.console.test_browser import severe_logs, text_of, unstale, wait_for
 from tests.support.artifacts import DOCS_IMAGES_ENV, output_path
 from tests.support.wire import WireClient
+
+
+def _click(browser: Any, by: str, value: str) -> None:
+    """Click the element once it can be clicked: the live refresh may be replacing the page."""
+
+    def clicked(d: Any) -> bool:
+        try:
+            d.find_element(by, value).click()
+        except (ElementNotInteractableException, StaleElementReferenceException):
+            return False
+        return True
+
+    wait_for(browser, clicked)
 
 
 def _shot(browser: Any, tmp_path: Path, name: str) -> None:
@@ -65,7 +79,7 @@ def test_searching_a_topics_messages_across_partitions(
     producer.flush()
     producer.close()
     browser.get(writable.url + "/console/topics/clicks-b")
-    browser.find_element(By.ID, "browse-all").click()
+    _click(browser, By.ID, "browse-all")
     rows = _rows(browser, "messages")
     assert [(r[0], r[1]) for r in rows] == [
         ("2", "1"),
@@ -80,13 +94,13 @@ def test_searching_a_topics_messages_across_partitions(
     _fill(form, "key", "user-1")
     _fill(form, "header", "source=web")
     _fill(form, "limit", "2")
-    browser.find_element(By.ID, "search-button").click()
+    _click(browser, By.ID, "search-button")
     wait_for(browser, lambda d: "key=user-1" in d.current_url)
     assert [r[4] for r in _rows(browser, "messages")] == ['{\n  "page": "/p5"\n}', '{\n  "page": "/p3"\n}']
     _shot(browser, tmp_path, "console-messages.png")
     form = browser.find_element(By.ID, "search")
     _fill(form, "from", str(base + 10_000))
-    browser.find_element(By.ID, "search-button").click()
+    _click(browser, By.ID, "search-button")
     wait_for(browser, lambda d: d.find_elements(By.ID, "no-records"))
     assert _rows(browser, "messages") == []
     assert severe_logs(browser) == []
@@ -96,13 +110,13 @@ def test_producing_a_record_from_the_page(writable: ConsoleBroker, browser: Any)
     _create(writable, "produced-b", 2)
     browser.get(writable.url + "/console/topics/produced-b/messages")
     assert browser.find_elements(By.ID, "no-records")
-    browser.find_element(By.CSS_SELECTOR, "#produce summary").click()
+    _click(browser, By.CSS_SELECTOR, "#produce summary")
     form = browser.find_element(By.ID, "produce-form")
     _fill(form, "partition", "1")
     _fill(form, "key", "order-7")
     _fill(form, "value", '{"total": 12}')
     _fill(form, "headers", "trace=abc\ntenant=blue")
-    browser.find_element(By.ID, "produce-button").click()
+    _click(browser, By.ID, "produce-button")
     wait_for(browser, lambda d: "produced to partition 1 at offset 0" in text_of(d, "action-status"))
     (row,) = _rows(browser, "messages")
     assert row[:2] == ["1", "0"] and row[3] == "order-7" and '"total": 12' in row[4]
@@ -120,9 +134,9 @@ def test_creating_a_topic_editing_its_configs_and_the_internal_toggle(
     _fill(form, "name", "invoices-b")
     _fill(form, "partitions", "3")
     _fill(form, "configs", "retention.ms=3600000\nmax.message.bytes=2000000")
-    browser.find_element(By.ID, "create-topic-button").click()
+    _click(browser, By.ID, "create-topic-button")
     wait_for(browser, lambda d: "created topic invoices-b" in text_of(d, "action-status"))
-    browser.find_element(By.LINK_TEXT, "invoices-b").click()
+    _click(browser, By.LINK_TEXT, "invoices-b")
     assert text_of(browser, "override-count") == "2 set on the topic"
     configs = {r[0]: r for r in _rows(browser, "configs")}
     assert "override" in configs["retention.ms"][2] and configs["retention.ms"][1] == "3600000"
@@ -134,15 +148,15 @@ def test_creating_a_topic_editing_its_configs_and_the_internal_toggle(
     _shot(browser, tmp_path, "console-topic.png")
     form = browser.find_element(By.ID, "edit-configs")
     _fill(form, "set", "cleanup.policy=compact")
-    browser.find_element(By.ID, "edit-configs-button").click()
+    _click(browser, By.ID, "edit-configs-button")
     wait_for(browser, lambda d: text_of(d, "override-count") == "3 set on the topic")
-    browser.find_element(By.CSS_SELECTOR, 'button[data-config="retention.ms"]').click()
+    _click(browser, By.CSS_SELECTOR, 'button[data-config="retention.ms"]')
     wait_for(browser, lambda d: text_of(d, "override-count") == "2 set on the topic")
     configs = {r[0]: r for r in _rows(browser, "configs")}
     assert configs["retention.ms"][1] == "604800000" and "override" in configs["cleanup.policy"][2]
     form = browser.find_element(By.ID, "edit-configs")
     _fill(form, "set", "retention.ms=soon")
-    browser.find_element(By.ID, "edit-configs-button").click()
+    _click(browser, By.ID, "edit-configs-button")
     wait_for(browser, lambda d: "INVALID_CONFIG" in text_of(d, "action-status"))
     (refused,) = severe_logs(browser)  # the refusal (400) is the one error chromium logs
     assert refused["source"] == "network" and "/configs" in refused["message"] and "400" in refused["message"]
@@ -151,7 +165,7 @@ def test_creating_a_topic_editing_its_configs_and_the_internal_toggle(
     browser.get(writable.url + "/console/topics")
     names = [r[0] for r in _rows(browser, "topics")]
     assert "invoices-b" in names and not any(n.startswith("__") for n in names)
-    browser.find_element(By.ID, "internal-toggle").click()
+    _click(browser, By.ID, "internal-toggle")
     wait_for(browser, lambda d: any(r[0].startswith("__consumer_offsets") for r in _rows(d, "topics")))
     assert text_of(browser, "internal-toggle") == "hide internal topics"
     _shot(browser, tmp_path, "console-topics.png")
@@ -191,14 +205,14 @@ def test_resetting_offsets_shows_a_preview_before_it_is_applied(
     Select(form.find_element(By.NAME, "to")).select_by_visible_text("offset")
     _fill(form, "offset", "1")
     assert not browser.find_element(By.ID, "reset-offsets").is_displayed()
-    browser.find_element(By.ID, "reset-preview").click()
+    _click(browser, By.ID, "reset-preview")
     wait_for(browser, lambda d: d.find_elements(By.ID, "reset-preview-table"))
     assert _rows(browser, "reset-preview-table") == [
         ["1", "4", "1", "3"]
     ]  # partition, current, new, lag after
     assert [o["committed_offset"] for o in writable.get("/api/groups/auditors")["offsets"]] == [4, 4]
     _shot(browser, tmp_path, "console-reset.png")
-    browser.find_element(By.ID, "reset-offsets").click()
+    _click(browser, By.ID, "reset-offsets")
     wait_for(browser, lambda d: "offsets of auditors reset" in text_of(d, "action-status"))
     assert text_of(browser, "group-lag") == "3"
     assert [o["committed_offset"] for o in writable.get("/api/groups/auditors")["offsets"]] == [4, 1]
