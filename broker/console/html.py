@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Sequence
 from html import escape
+from typing import Any
 from urllib.parse import quote
 
 NAV = (
@@ -67,3 +68,18 @@ def page(title: str, main: str, *, poll_ms: int | None = 2000, write: bool = Fal
         '<span id="action-status" class="action-status" role="status"></span></header>'
         f'<main id="main"{poll}>{main}</main></body></html>'
     )
+
+
+def offset_rows(offsets: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """A group's committed offsets as table cells: topic, partition, committed, end, lag, member."""
+    return [
+        (
+            e(o["topic"]),
+            e(o["partition"]),
+            e(o["committed_offset"] if o["committed_offset"] is not None else "-"),
+            e(o["end_offset"]),
+            f'<span class="lag">{e(o["lag"] if o["lag"] is not None else "-")}</span>',
+            e(o["member_id"] or ""),
+        )
+        for o in offsets
+    ]

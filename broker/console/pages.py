@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafkito.broker.console.html import e, q, size, table, when
+from kafkito.broker.console.html import e, offset_rows, q, size, table, when
 from kafkito.broker.console.timeline_view import clock_text, layout, legend, svg
 
 
@@ -225,17 +225,7 @@ def group(data: dict[str, Any], events: list[dict[str, Any]], write: bool) -> st
         )
         for m in data["members"]
     ]
-    offsets = [
-        (
-            e(o["topic"]),
-            e(o["partition"]),
-            e(o["committed_offset"] if o["committed_offset"] is not None else "-"),
-            e(o["end_offset"]),
-            f'<span class="lag">{e(o["lag"] if o["lag"] is not None else "-")}</span>',
-            e(o["member_id"] or ""),
-        )
-        for o in data["offsets"]
-    ]
+    offsets = offset_rows(data["offsets"])
     facts = (
         f'<p class="facts"><span>state <b id="group-state">{e(data["state"])}</b></span>'
         f"<span>protocol <b>{e(data['protocol_kind'])}</b> ({e(data.get('protocol') or '-')})</span>"

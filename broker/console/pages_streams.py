@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafkito.broker.console.html import e, q, table
+from kafkito.broker.console.html import e, offset_rows, q, table
 from kafkito.broker.console.timeline_view import legend, svg
 
 
@@ -62,17 +62,7 @@ def streams_group(data: dict[str, Any], events: list[dict[str, Any]]) -> str:
         )
         for m in data["members"]
     ]
-    offsets = [
-        (
-            e(o["topic"]),
-            e(o["partition"]),
-            e(o["committed_offset"] if o["committed_offset"] is not None else "-"),
-            e(o["end_offset"]),
-            f'<span class="lag">{e(o["lag"] if o["lag"] is not None else "-")}</span>',
-            e(o["member_id"] or ""),
-        )
-        for o in data["offsets"]
-    ]
+    offsets = offset_rows(data["offsets"])
     facts = (
         f'<p class="facts"><span>state <b id="group-state">{e(data["state"])}</b></span>'
         f"<span>protocol <b>streams</b> ({e(data.get('protocol') or '-')})</span>"
